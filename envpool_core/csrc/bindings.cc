@@ -1,0 +1,386 @@
+// Python bindings: the only file that knows about Python.
+//
+// Output arrays are created with the NumPy C API as views of an output block
+// (PyArray_NewFromDescr + a capsule base that holds the block), which costs far
+// less per array than a generic buffer export; that matters for envs that step
+// in nanoseconds.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL envpool_core_ARRAY_API
+#include <numpy/arrayobject.h>
+
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "classic/register.h"
+#include "core/env_pool.h"
+#include "core/task_registry.h"
+#ifdef ENVPOOL_CORE_WITH_ATARI
+#include "atari/register.h"
+#endif
+#ifdef ENVPOOL_CORE_WITH_MUJOCO
+#include "mujoco/register.h"
+#endif
+
+namespace nb = nanobind;
+using namespace envpool_core;
+
+namespace {
+
+struct UnknownOptionError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+int NumpyType(DType dtype) {
+  switch (dtype) {
+    case DType::kBool:
+      return NPY_BOOL;
+    case DType::kUInt8:
+      return NPY_UINT8;
+    case DType::kInt32:
+      return NPY_INT32;
+    case DType::kInt64:
+      return NPY_INT64;
+    case DType::kFloat32:
+      return NPY_FLOAT32;
+    case DType::kFloat64:
+      return NPY_FLOAT64;
+  }
+  return NPY_VOID;
+}
+
+ConfigValue ToConfigValue(const std::string& key, nb::handle value) {
+  PyObject* o = value.ptr();
+  if (PyBool_Check(o) || PyArray_IsScalar(o, Bool)) return static_cast<bool>(PyObject_IsTrue(o));
+  if (PyLong_Check(o) || PyArray_IsScalar(o, Integer)) return nb::cast<std::int64_t>(nb::int_(value));
+  if (PyFloat_Check(o) || PyArray_IsScalar(o, Floating)) return nb::cast<double>(value);
+  if (PyUnicode_Check(o)) return nb::cast<std::string>(value);
+  if (PySequence_Check(o) || PyArray_Check(o)) {
+    std::vector<std::int64_t> list;
+    for (nb::handle item : nb::iter(value)) {
+      PyObject* p = item.ptr();
+      if (PyBool_Check(p) || !(PyLong_Check(p) || PyArray_IsScalar(p, Integer))) {
+        throw std::invalid_argument("invalid type for '" + key + "': expected a sequence of ints");
+      }
+      list.push_back(nb::cast<std::int64_t>(nb::int_(item)));
+    }
+    return list;
+  }
+  throw std::invalid_argument("invalid type for '" + key + "': " +
+                              nb::cast<std::string>(nb::str(value.type())));
+}
+
+nb::object FromConfigValue(const ConfigValue& v) {
+  return std::visit([](const auto& x) -> nb::object { return nb::cast(x); }, v);
+}
+
+nb::dict ArraySpecDict(const ArraySpec& s) {
+  nb::dict d;
+  d["name"] = s.name;
+  d["dtype"] = DTypeName(s.dtype);
+  d["shape"] = nb::tuple(nb::cast(s.shape));
+  d["low"] = s.low;
+  d["high"] = s.high;
+  return d;
+}
+
+nb::dict OptionDict(const OptionDef& o) {
+  static const char* kTypeNames[] = {"bool", "int", "float", "str", "seed"};
+  nb::dict d;
+  d["name"] = o.name;
+  d["type"] = kTypeNames[static_cast<int>(o.type)];
+  d["default"] = FromConfigValue(o.default_value);
+  d["doc"] = o.doc;
+  d["min"] = o.min;
+  d["max"] = o.max;
+  d["choices"] = o.choices;
+  return d;
+}
+
+// The resolved spec of a task, as the Python layer sees it.
+struct PySpec {
+  std::string task_id;
+  EnvSpec spec;
+};
+
+PySpec MakeSpec(const std::string& task_id, nb::dict kwargs) {
+  std::map<std::string, ConfigValue> values;
+  const TaskRegistry& reg = TaskRegistry::Global();
+  auto options = reg.Options(task_id);
+  for (auto [k, v] : kwargs) {
+    std::string key = nb::cast<std::string>(k);
+    bool known = false;
+    for (const auto& o : options) known |= o.name == key;
+    if (!known) {
+      std::string allowed;
+      for (const auto& o : options) allowed += (allowed.empty() ? "" : ", ") + o.name;
+      throw UnknownOptionError("unknown option '" + key + "' for " + task_id +
+                               "; allowed options: " + allowed);
+    }
+    values[key] = ToConfigValue(key, v);
+  }
+  return PySpec{task_id, reg.MakeSpec(task_id, values)};
+}
+
+nb::dict ConfigDict(const PySpec& s) {
+  nb::dict d;
+  for (const auto& [k, v] : s.spec.config.values()) d[k.c_str()] = FromConfigValue(v);
+  return d;
+}
+
+nb::list SpecList(const std::vector<ArraySpec>& specs) {
+  nb::list l;
+  for (const auto& s : specs) l.append(ArraySpecDict(s));
+  return l;
+}
+
+void ReleaseActionOwner(void* owner) { Py_DECREF(static_cast<PyObject*>(owner)); }
+
+// Checks an array argument: a C-contiguous numpy array of `dtype` and `shape`.
+PyArrayObject* CheckArray(nb::handle obj, const char* what, int npy_type,
+                          const std::vector<npy_intp>& shape) {
+  if (!PyArray_Check(obj.ptr())) {
+    throw nb::type_error((std::string(what) + " must be a numpy array").c_str());
+  }
+  auto* arr = reinterpret_cast<PyArrayObject*>(obj.ptr());
+  if (PyArray_TYPE(arr) != npy_type || !PyArray_IS_C_CONTIGUOUS(arr) || !PyArray_ISALIGNED(arr)) {
+    PyArray_Descr* want = PyArray_DescrFromType(npy_type);
+    std::string msg = std::string(what) + " must be a C-contiguous array of dtype " +
+                      nb::cast<std::string>(nb::str(nb::handle(reinterpret_cast<PyObject*>(want))));
+    Py_DECREF(want);
+    throw nb::type_error(msg.c_str());
+  }
+  bool ok = PyArray_NDIM(arr) == static_cast<int>(shape.size());
+  for (std::size_t i = 0; ok && i < shape.size(); ++i) ok = PyArray_DIM(arr, static_cast<int>(i)) == shape[i];
+  if (!ok) {
+    std::string want = "(", got = "(";
+    for (std::size_t i = 0; i < shape.size(); ++i) want += std::to_string(shape[i]) + (i + 1 < shape.size() ? ", " : shape.size() == 1 ? ",": "");
+    for (int i = 0; i < PyArray_NDIM(arr); ++i) got += std::to_string(PyArray_DIM(arr, i)) + (i + 1 < PyArray_NDIM(arr) ? ", " : PyArray_NDIM(arr) == 1 ? "," : "");
+    throw std::invalid_argument(std::string(what) + " has shape " + got + ") but expected " + want + ")");
+  }
+  return arr;
+}
+
+const std::int32_t* EnvIds(nb::handle ids, int* n) {
+  if (!PyArray_Check(ids.ptr()) || PyArray_NDIM(reinterpret_cast<PyArrayObject*>(ids.ptr())) != 1) {
+    throw nb::type_error("env_id must be a 1-d numpy array of int32");
+  }
+  auto* arr = CheckArray(ids, "env_id", NPY_INT32,
+                         {PyArray_DIM(reinterpret_cast<PyArrayObject*>(ids.ptr()), 0)});
+  *n = static_cast<int>(PyArray_DIM(arr, 0));
+  return static_cast<const std::int32_t*>(PyArray_DATA(arr));
+}
+
+// Range check for discrete actions and finiteness for continuous ones: a bad
+// action is reported instead of silently corrupting an env.
+void CheckActionValues(const ArraySpec& spec, PyArrayObject* arr) {
+  npy_intp count = PyArray_SIZE(arr);
+  if (spec.dtype == DType::kInt32 && !spec.low.empty()) {
+    const auto* a = static_cast<const std::int32_t*>(PyArray_DATA(arr));
+    auto lo = static_cast<std::int32_t>(spec.low[0]), hi = static_cast<std::int32_t>(spec.high[0]);
+    for (npy_intp i = 0; i < count; ++i) {
+      if (a[i] < lo || a[i] > hi) {
+        throw std::invalid_argument("action " + std::to_string(a[i]) + " is out of range [" +
+                                    std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      }
+    }
+  } else if (spec.dtype == DType::kFloat64 || spec.dtype == DType::kFloat32) {
+    for (npy_intp i = 0; i < count; ++i) {
+      double x = spec.dtype == DType::kFloat64 ? static_cast<const double*>(PyArray_DATA(arr))[i]
+                                               : static_cast<const float*>(PyArray_DATA(arr))[i];
+      if (!std::isfinite(x)) {
+        throw std::invalid_argument("action contains a non-finite value (NaN or inf); "
+                                    "continuous actions must be finite");
+      }
+    }
+  }
+}
+
+class PyEnvPool {
+ public:
+  explicit PyEnvPool(const PySpec& s)
+      : pool_(TaskRegistry::Global().Get(s.task_id), s.spec, ReleaseActionOwner) {
+    const ArraySpec& a = pool_.spec().action;
+    action_shape_.push_back(0);
+    for (int d : a.shape) action_shape_.push_back(d);
+    for (const auto& col : pool_.layout().columns) {
+      std::vector<npy_intp> dims = {0};
+      for (int d : col.shape) dims.push_back(d);
+      column_dims_.push_back(std::move(dims));
+      column_types_.push_back(NumpyType(col.dtype));
+    }
+  }
+
+  void Send(nb::handle action, nb::handle env_ids) {
+    int n;
+    const std::int32_t* ids = EnvIds(env_ids, &n);
+    action_shape_[0] = n;
+    PyArrayObject* arr = CheckArray(action, "action", NumpyType(pool_.spec().action.dtype), action_shape_);
+    CheckActionValues(pool_.spec().action, arr);
+    pool_.ReleaseConsumedActions();
+    Py_INCREF(action.ptr());
+    try {
+      pool_.Send(static_cast<const std::uint8_t*>(PyArray_DATA(arr)), ids, n, action.ptr());
+    } catch (...) {
+      Py_DECREF(action.ptr());
+      throw;
+    }
+  }
+
+  void Reset(nb::handle env_ids) {
+    int n;
+    const std::int32_t* ids = EnvIds(env_ids, &n);
+    pool_.Reset(ids, n);
+  }
+
+  nb::tuple Recv() {
+    pool_.ReleaseConsumedActions();
+    pool_.CheckRecvPossible();
+    {
+      nb::gil_scoped_release release;
+      // Wake up now and then to let Ctrl-C interrupt a long wait.
+      while (!pool_.WaitForBatch(std::chrono::milliseconds(50))) {
+        nb::gil_scoped_acquire acquire;
+        if (PyErr_CheckSignals() != 0) throw nb::python_error();
+      }
+    }
+    int rows;
+    OutputBlock* block = pool_.TakeBatch(&rows);
+    pool_.ReleaseConsumedActions();
+    PyObject* owner = PyCapsule_New(block, nullptr, [](PyObject* cap) {
+      static_cast<OutputBlock*>(PyCapsule_GetPointer(cap, nullptr))->Release();
+    });
+    if (owner == nullptr) {
+      block->Release();
+      throw nb::python_error();
+    }
+    std::size_t ncol = column_dims_.size();
+    PyObject* tuple = PyTuple_New(static_cast<Py_ssize_t>(ncol));
+    for (std::size_t c = 0; c < ncol; ++c) {
+      std::vector<npy_intp>& dims = column_dims_[c];
+      dims[0] = rows;
+      PyObject* arr = PyArray_New(&PyArray_Type, static_cast<int>(dims.size()), dims.data(),
+                                  column_types_[c], nullptr, block->column(static_cast<int>(c)), 0,
+                                  NPY_ARRAY_CARRAY, nullptr);
+      if (arr == nullptr) {
+        Py_DECREF(tuple);
+        Py_DECREF(owner);
+        throw nb::python_error();
+      }
+      Py_INCREF(owner);
+      PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(arr), owner);
+      PyTuple_SET_ITEM(tuple, static_cast<Py_ssize_t>(c), arr);
+    }
+    Py_DECREF(owner);
+    return nb::steal<nb::tuple>(tuple);
+  }
+
+  nb::tuple Step(nb::handle action, nb::handle env_ids) {
+    Send(action, env_ids);
+    return Recv();
+  }
+
+  nb::object Render(nb::handle env_ids) {
+    int n;
+    const std::int32_t* ids = EnvIds(env_ids, &n);
+    const auto& shape = pool_.spec().render_shape;
+    if (shape.empty()) {
+      throw std::invalid_argument("task " + pool_.spec().config.GetString("task_id") +
+                                  " does not support render()");
+    }
+    npy_intp dims[4] = {n, shape[0], shape[1], 3};
+    nb::object out = nb::steal(PyArray_ZEROS(4, dims, NPY_UINT8, 0));
+    pool_.Render(ids, n, static_cast<std::uint8_t*>(
+                             PyArray_DATA(reinterpret_cast<PyArrayObject*>(out.ptr()))));
+    return out;
+  }
+
+  void Close() {
+    nb::gil_scoped_release release;  // workers never need the GIL; joining can take a step's time
+    pool_.Close();
+  }
+
+  std::vector<std::string> Columns() const {
+    std::vector<std::string> names;
+    for (const auto& c : pool_.layout().columns) names.push_back(c.name);
+    return names;
+  }
+
+  EnvPool pool_;
+
+ private:
+  std::vector<npy_intp> action_shape_;
+  std::vector<std::vector<npy_intp>> column_dims_;
+  std::vector<int> column_types_;
+};
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+  if (_import_array() < 0) throw nb::python_error();
+
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const UnknownOptionError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const std::out_of_range& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const std::logic_error& e) {
+      // invalid_argument derives from logic_error: keep it a ValueError.
+      if (dynamic_cast<const std::invalid_argument*>(&e) != nullptr) {
+        PyErr_SetString(PyExc_ValueError, e.what());
+      } else {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+      }
+    }
+  });
+
+  RegisterClassicTasks(TaskRegistry::Global());
+
+  m.def("list_tasks", [] { return TaskRegistry::Global().Ids(); });
+  m.def("task_options", [](const std::string& task_id) {
+    nb::list l;
+    for (const auto& o : TaskRegistry::Global().Options(task_id)) l.append(OptionDict(o));
+    return l;
+  });
+#ifdef ENVPOOL_CORE_WITH_ATARI
+  m.def("register_atari_tasks",
+        [](const std::string& rom_dir) { RegisterAtariTasks(TaskRegistry::Global(), rom_dir); },
+        "Registers one <Game>-v5 task per ROM file found in rom_dir.");
+#endif
+#ifdef ENVPOOL_CORE_WITH_MUJOCO
+  m.def("register_mujoco_tasks",
+        [](const std::string& asset_dir) { RegisterMujocoTasks(TaskRegistry::Global(), asset_dir); },
+        "Registers the MuJoCo tasks, reading model XML files from asset_dir.");
+#endif
+
+  nb::class_<PySpec>(m, "Spec")
+      .def_static("make", &MakeSpec, nb::arg("task_id"), nb::arg("kwargs"))
+      .def_ro("task_id", &PySpec::task_id)
+      .def_prop_ro("config", &ConfigDict)
+      .def_prop_ro("obs", [](const PySpec& s) { return SpecList(s.spec.obs); })
+      .def_prop_ro("info", [](const PySpec& s) { return SpecList(s.spec.info); })
+      .def_prop_ro("action", [](const PySpec& s) { return ArraySpecDict(s.spec.action); })
+      .def_prop_ro("render_shape", [](const PySpec& s) { return s.spec.render_shape; });
+
+  nb::class_<PyEnvPool>(m, "EnvPool")
+      .def(nb::init<const PySpec&>(), nb::arg("spec"), nb::call_guard<nb::gil_scoped_release>())
+      .def("send", &PyEnvPool::Send, nb::arg("action"), nb::arg("env_id"))
+      .def("reset", &PyEnvPool::Reset, nb::arg("env_id"))
+      .def("recv", &PyEnvPool::Recv)
+      .def("step", &PyEnvPool::Step, nb::arg("action"), nb::arg("env_id"))
+      .def("render", &PyEnvPool::Render, nb::arg("env_id"))
+      .def("close", &PyEnvPool::Close)
+      .def_prop_ro("columns", &PyEnvPool::Columns)
+      .def_prop_ro("closed", [](const PyEnvPool& p) { return p.pool_.closed(); })
+      .def_prop_ro("num_envs", [](const PyEnvPool& p) { return p.pool_.num_envs(); })
+      .def_prop_ro("batch_size", [](const PyEnvPool& p) { return p.pool_.batch_size(); });
+}

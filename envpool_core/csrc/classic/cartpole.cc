@@ -1,0 +1,87 @@
+#include "classic/cartpole.h"
+
+#include <cmath>
+#include <limits>
+
+#include "classic/state_info.h"
+
+namespace envpool_core::classic {
+
+namespace {
+constexpr double kGravity = 9.8;
+constexpr double kMassCart = 1.0;
+constexpr double kMassPole = 0.1;
+constexpr double kTotalMass = kMassCart + kMassPole;
+constexpr double kLength = 0.5;  // half the pole's length
+constexpr double kPoleMassLength = kMassPole * kLength;
+constexpr double kForceMag = 10.0;
+constexpr double kTau = 0.02;
+const double kThetaThreshold = 12 * 2 * M_PI / 360;
+constexpr double kXThreshold = 2.4;
+}  // namespace
+
+CartPoleEnv::CartPoleEnv(const EnvSpec& spec, std::uint64_t seed)
+    : rng_(seed), state_in_info_(spec.config.GetBool("state_in_info")) {}
+
+EnvSpec CartPoleEnv::MakeSpec(const Config& config) {
+  double inf = std::numeric_limits<double>::infinity();
+  double hi_x = kXThreshold * 2;
+  double hi_theta = static_cast<float>(kThetaThreshold * 2);
+  EnvSpec spec;
+  spec.obs.push_back(
+      MakeArraySpec<float>("obs", {4}, {-hi_x, -inf, -hi_theta, -inf}, {hi_x, inf, hi_theta, inf}));
+  AddStateInfo(config, 4, &spec);
+  spec.action = DiscreteActionSpec(2);
+  return spec;
+}
+
+bool CartPoleEnv::Reset(OutputRow& row) {
+  std::uniform_real_distribution<double> dist(-0.05, 0.05);
+  for (double& s : state_) s = dist(rng_);
+  WriteObs(row);
+  return true;
+}
+
+void CartPoleEnv::Step(const void* action, OutputRow& row) {
+  int a = *static_cast<const std::int32_t*>(action);
+  auto& [x, x_dot, theta, theta_dot] = state_;
+  double force = a == 1 ? kForceMag : -kForceMag;
+  double costheta = std::cos(theta);
+  double sintheta = std::sin(theta);
+  double temp = (force + kPoleMassLength * theta_dot * theta_dot * sintheta) / kTotalMass;
+  double thetaacc = (kGravity * sintheta - costheta * temp) /
+                    (kLength * (4.0 / 3.0 - kMassPole * costheta * costheta / kTotalMass));
+  double xacc = temp - kPoleMassLength * thetaacc * costheta / kTotalMass;
+  x = x + kTau * x_dot;
+  x_dot = x_dot + kTau * xacc;
+  theta = theta + kTau * theta_dot;
+  theta_dot = theta_dot + kTau * thetaacc;
+  row.terminated = x < -kXThreshold || x > kXThreshold || theta < -kThetaThreshold ||
+                   theta > kThetaThreshold;
+  row.reward = 1.0F;
+  WriteObs(row);
+}
+
+void CartPoleEnv::WriteObs(OutputRow& row) const {
+  float* obs = row.Obs<float>();
+  for (int i = 0; i < 4; ++i) obs[i] = static_cast<float>(state_[i]);
+  if (state_in_info_) WriteStateInfo(row, state_.data(), 4);
+}
+
+void RegisterCartPole(TaskRegistry& registry) {
+  for (auto [id, limit] : {std::pair{"CartPole-v0", 200}, std::pair{"CartPole-v1", 500}}) {
+    TaskDef task;
+    task.id = id;
+    task.options = {
+        OptionDef::Int("max_episode_steps", limit, "steps before truncation", 1),
+        StateInInfoOption(),
+    };
+    task.make_spec = CartPoleEnv::MakeSpec;
+    task.make_env = [](const EnvSpec& spec, int, std::uint64_t seed) {
+      return std::make_unique<CartPoleEnv>(spec, seed);
+    };
+    registry.Add(std::move(task));
+  }
+}
+
+}  // namespace envpool_core::classic

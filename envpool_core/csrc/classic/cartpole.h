@@ -1,0 +1,31 @@
+// CartPole-v0/v1 with gymnasium's dynamics (Euler integration, float64 state).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <random>
+
+#include "core/env.h"
+#include "core/task_registry.h"
+
+namespace envpool_core::classic {
+
+class CartPoleEnv : public Env {
+ public:
+  CartPoleEnv(const EnvSpec& spec, std::uint64_t seed);
+  bool Reset(OutputRow& row) override;
+  void Step(const void* action, OutputRow& row) override;
+
+  static EnvSpec MakeSpec(const Config& config);
+
+ private:
+  void WriteObs(OutputRow& row) const;
+
+  std::mt19937_64 rng_;
+  std::array<double, 4> state_{};
+  bool state_in_info_;
+};
+
+void RegisterCartPole(TaskRegistry& registry);
+
+}  // namespace envpool_core::classic

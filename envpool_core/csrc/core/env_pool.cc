@@ -1,0 +1,386 @@
+#include "core/env_pool.h"
+
+#include <algorithm>
+#include <exception>
+#include <stdexcept>
+#include <string>
+
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
+#include "core/cpu_relax.h"
+
+namespace envpool_core {
+
+namespace {
+
+// Spinning before sleeping keeps latency low when steps arrive back to back;
+// the bound keeps idle workers from stealing a core from the caller for long.
+constexpr int kWorkerSpins = 2000;
+constexpr int kCallerSpins = 1000;
+constexpr int kStopToken = -1;
+
+std::vector<ArraySpec> OutputColumns(const EnvSpec& spec) {
+  std::vector<ArraySpec> cols = {
+      MakeArraySpec<std::int32_t>("env_id", {}),
+      MakeArraySpec<std::int32_t>("players.env_id", {}),
+      MakeArraySpec<std::int32_t>("elapsed_step", {}),
+      MakeArraySpec<float>("reward", {}),
+      MakeArraySpec<bool>("done", {}),
+      MakeArraySpec<bool>("trunc", {}),
+      MakeArraySpec<float>("discount", {}),
+      MakeArraySpec<std::int32_t>("step_type", {}),
+  };
+  cols.insert(cols.end(), spec.obs.begin(), spec.obs.end());
+  cols.insert(cols.end(), spec.info.begin(), spec.info.end());
+  return cols;
+}
+
+void PinCurrentThread(int core) {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(core, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+#else
+  (void)core;
+#endif
+}
+
+}  // namespace
+
+EnvPool::EnvPool(const TaskDef& task, EnvSpec spec, void (*release_action)(void*))
+    : spec_(std::move(spec)),
+      num_envs_(static_cast<int>(spec_.config.GetInt("num_envs"))),
+      batch_size_(static_cast<int>(spec_.config.GetInt("batch_size"))),
+      num_threads_(static_cast<int>(spec_.config.GetInt("num_threads"))),
+      max_episode_steps_(static_cast<std::int32_t>(spec_.config.GetInt("max_episode_steps"))),
+      envs_(static_cast<std::size_t>(num_envs_)),
+      blocks_(std::make_shared<OutputBlockPool>(BlockLayout(OutputColumns(spec_), batch_size_))),
+      ring_(is_sync() ? 1 : static_cast<std::size_t>((num_envs_ + batch_size_ - 1) / batch_size_ + 1)),
+      in_flight_(static_cast<std::size_t>(num_envs_), false),
+      action_records_(static_cast<std::size_t>(num_envs_) + 1),
+      release_action_(release_action),
+      queue_(static_cast<std::size_t>(num_envs_ + num_threads_)) {
+  // Build the envs in parallel: some (Atari ROMs, MuJoCo models) take milliseconds each.
+  const std::vector<std::int64_t>& seeds = spec_.config.GetIntList("seed");
+  std::atomic<int> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto build = [&] {
+    for (int i = next.fetch_add(1); i < num_envs_; i = next.fetch_add(1)) {
+      try {
+        envs_[static_cast<std::size_t>(i)].env =
+            task.make_env(spec_, i, static_cast<std::uint64_t>(seeds[static_cast<std::size_t>(i)]));
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+      }
+    }
+  };
+  {
+    std::vector<std::thread> builders;
+    for (int t = 1; t < std::min(num_threads_, num_envs_); ++t) builders.emplace_back(build);
+    build();
+    for (auto& b : builders) b.join();
+  }
+  if (error) std::rethrow_exception(error);
+
+  for (auto& slot : ring_) {
+    slot.block = blocks_->Acquire();
+    slot.expected.store(is_sync() ? 0 : batch_size_, std::memory_order_relaxed);
+  }
+  for (int r = num_envs_; r >= 0; --r) free_records_.push_back(r);
+  active_records_.reserve(action_records_.size());
+
+  int offset = static_cast<int>(spec_.config.GetInt("thread_affinity_offset"));
+  int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  for (int t = 0; t < num_threads_; ++t) {
+    workers_.emplace_back([this, t, offset, cores] {
+      if (offset >= 0) PinCurrentThread((offset + t) % cores);
+      WorkerLoop(t);
+    });
+  }
+}
+
+EnvPool::~EnvPool() { Close(); }
+
+void EnvPool::CheckIds(const std::int32_t* ids, int n, const char* what) const {
+  if (closed_) throw std::logic_error(std::string("cannot ") + what + ": the pool is closed");
+  for (int i = 0; i < n; ++i) {
+    std::int32_t id = ids[i];
+    if (id < 0 || id >= num_envs_) {
+      throw std::invalid_argument("env_id " + std::to_string(id) + " is out of range [0, " +
+                                  std::to_string(num_envs_) + ")");
+    }
+    if (in_flight_[static_cast<std::size_t>(id)]) {
+      throw std::invalid_argument(
+          "env_id " + std::to_string(id) +
+          " already has an action in flight; recv() its result before sending to it again");
+    }
+  }
+  // Duplicates: sort a copy only when cheap checks passed (rare path, small n).
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j < n && n <= 64; ++j) {
+      if (ids[i] == ids[j]) {
+        throw std::invalid_argument("env_id " + std::to_string(ids[i]) + " appears twice");
+      }
+    }
+  }
+  if (n > 64) {
+    std::vector<std::int32_t> sorted(ids, ids + n);
+    std::sort(sorted.begin(), sorted.end());
+    auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+    if (dup != sorted.end()) {
+      throw std::invalid_argument("env_id " + std::to_string(*dup) + " appears twice");
+    }
+  }
+}
+
+void EnvPool::Send(const std::uint8_t* actions, const std::int32_t* ids, int n, void* owner) {
+  CheckIds(ids, n, "send");
+  if (n == 0) return;
+  int record = free_records_.back();
+  free_records_.pop_back();
+  action_records_[static_cast<std::size_t>(record)].owner = owner;
+  action_records_[static_cast<std::size_t>(record)].remaining.store(n, std::memory_order_relaxed);
+  active_records_.push_back(record);
+  std::size_t row_bytes = spec_.action.NumBytes();
+  for (int i = 0; i < n; ++i) {
+    EnvSlot& slot = envs_[static_cast<std::size_t>(ids[i])];
+    slot.action = actions + row_bytes * static_cast<std::size_t>(i);
+    slot.action_record = record;
+  }
+  Enqueue(ids, n);
+}
+
+void EnvPool::Reset(const std::int32_t* ids, int n) {
+  CheckIds(ids, n, "reset");
+  for (int i = 0; i < n; ++i) {
+    EnvSlot& slot = envs_[static_cast<std::size_t>(ids[i])];
+    slot.action = nullptr;
+    slot.action_record = -1;
+  }
+  Enqueue(ids, n);
+}
+
+void EnvPool::Enqueue(const std::int32_t* ids, int n) {
+  for (int i = 0; i < n; ++i) {
+    in_flight_[static_cast<std::size_t>(ids[i])] = true;
+    if (is_sync()) {
+      envs_[static_cast<std::size_t>(ids[i])].claim =
+          recv_block_ * batch_size_ + sent_in_block_ + i;
+    }
+  }
+  in_flight_count_ += n;
+  if (is_sync()) {
+    sent_in_block_ += n;
+    ring_[0].expected.store(static_cast<int>(sent_in_block_), std::memory_order_release);
+  }
+  for (int i = 0; i < n; ++i) {
+    // Capacity covers every env plus the stop tokens, so this cannot fail.
+    queue_.TryPush(ids[i]);
+  }
+  // In sync mode the caller steps envs itself while it waits in recv(), so one
+  // item is left to it: a single-env step then costs no thread wake-up at all.
+  WakeWorkers(is_sync() ? n - 1 : n);
+}
+
+void EnvPool::WakeWorkers(int n) {
+  work_epoch_.fetch_add(1, std::memory_order_seq_cst);
+  int sleeping = sleeping_workers_.load(std::memory_order_seq_cst);
+  int wake = std::min(sleeping, n);
+  if (wake <= 0) return;
+  if (wake >= sleeping) {
+    work_epoch_.notify_all();
+  } else {
+    for (int i = 0; i < wake; ++i) work_epoch_.notify_one();
+  }
+}
+
+void EnvPool::WorkerLoop(int /*worker_index*/) {
+  for (;;) {
+    int id;
+    bool got = queue_.TryPop(&id);
+    for (int i = 0; !got && i < kWorkerSpins; ++i) {
+      CpuRelax();
+      got = queue_.TryPop(&id);
+    }
+    if (!got) {
+      std::uint32_t epoch = work_epoch_.load(std::memory_order_acquire);
+      got = queue_.TryPop(&id);
+      if (!got) {
+        sleeping_workers_.fetch_add(1, std::memory_order_seq_cst);
+        if (work_epoch_.load(std::memory_order_seq_cst) == epoch) work_epoch_.wait(epoch);
+        sleeping_workers_.fetch_sub(1, std::memory_order_seq_cst);
+        continue;
+      }
+    }
+    if (id == kStopToken) return;
+    RunEnv(id);
+  }
+}
+
+void EnvPool::RunEnv(int env_id) {
+  EnvSlot& slot = envs_[static_cast<std::size_t>(env_id)];
+  std::int64_t claim = is_sync() ? slot.claim : claims_.fetch_add(1, std::memory_order_relaxed);
+  BlockSlot& target = ring_[static_cast<std::size_t>((claim / batch_size_) %
+                                                     static_cast<std::int64_t>(ring_.size()))];
+  int row = static_cast<int>(claim % batch_size_);
+  const BlockLayout& lay = blocks_->layout();
+  OutputRow out(target.block->columns(), lay.row_bytes.data(), row,
+                static_cast<int>(spec_.obs.size()));
+
+  bool done = false;
+  bool trunc = false;
+  std::int32_t step_type;
+  if (slot.action == nullptr || slot.needs_reset) {
+    // Auto-reset: the action sent after an episode ended is ignored.
+    if (slot.env->Reset(out)) slot.elapsed_step = 0;
+    out.reward = 0.0F;
+    out.discount = 1.0F;
+    slot.needs_reset = false;
+    step_type = kStepFirst;
+  } else {
+    slot.env->Step(slot.action, out);
+    ++slot.elapsed_step;
+    trunc = !out.terminated && slot.elapsed_step >= max_episode_steps_;
+    done = out.terminated || trunc;
+    if (out.terminated) out.discount = 0.0F;
+    slot.needs_reset = done;
+    step_type = done ? kStepLast : kStepMid;
+  }
+  if (slot.action_record >= 0) {
+    action_records_[static_cast<std::size_t>(slot.action_record)].remaining.fetch_sub(
+        1, std::memory_order_release);
+    slot.action_record = -1;
+  }
+  *out.Column<std::int32_t>(kColEnvId) = env_id;
+  *out.Column<std::int32_t>(kColPlayersEnvId) = env_id;
+  *out.Column<std::int32_t>(kColElapsedStep) = slot.elapsed_step;
+  *out.Column<float>(kColReward) = out.reward;
+  *out.Column<bool>(kColDone) = done;
+  *out.Column<bool>(kColTrunc) = trunc;
+  *out.Column<float>(kColDiscount) = out.discount;
+  *out.Column<std::int32_t>(kColStepType) = step_type;
+
+  int finished = target.done.fetch_add(1, std::memory_order_acq_rel) + 1;
+  if (finished >= target.expected.load(std::memory_order_acquire) &&
+      caller_waiting_.load(std::memory_order_seq_cst)) {
+    std::lock_guard<std::mutex> lock(caller_mutex_);
+    caller_cv_.notify_one();
+  }
+}
+
+bool EnvPool::BatchReady() const {
+  const BlockSlot& slot = ring_[static_cast<std::size_t>(recv_block_ % static_cast<std::int64_t>(ring_.size()))];
+  int expected = slot.expected.load(std::memory_order_acquire);
+  return expected > 0 && slot.done.load(std::memory_order_acquire) >= expected;
+}
+
+void EnvPool::CheckRecvPossible() const {
+  if (closed_) throw std::logic_error("cannot recv: the pool is closed");
+  if (in_flight_count_ == 0) {
+    throw std::logic_error("recv() with nothing in flight: call send() or reset() first");
+  }
+  if (!is_sync() && in_flight_count_ < batch_size_) {
+    throw std::logic_error("recv() would wait forever: " + std::to_string(in_flight_count_) +
+                           " envs in flight but batch_size is " + std::to_string(batch_size_) +
+                           "; send actions to the env ids of the previous batch first");
+  }
+}
+
+bool EnvPool::WaitForBatch(std::chrono::microseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  int id;
+  while (!BatchReady()) {
+    if (queue_.TryPop(&id)) {
+      RunEnv(id);
+      continue;
+    }
+    for (int i = 0; i < kCallerSpins; ++i) {
+      if (BatchReady()) return true;
+      CpuRelax();
+    }
+    caller_waiting_.store(true, std::memory_order_seq_cst);
+    std::unique_lock<std::mutex> lock(caller_mutex_);
+    bool ready = caller_cv_.wait_until(lock, deadline, [this] { return BatchReady(); });
+    caller_waiting_.store(false, std::memory_order_relaxed);
+    return ready;
+  }
+  return true;
+}
+
+OutputBlock* EnvPool::TakeBatch(int* rows) {
+  BlockSlot& slot = ring_[static_cast<std::size_t>(recv_block_ % static_cast<std::int64_t>(ring_.size()))];
+  OutputBlock* block = slot.block;
+  int n = slot.expected.load(std::memory_order_acquire);
+  slot.block = blocks_->Acquire();
+  slot.done.store(0, std::memory_order_relaxed);
+  if (is_sync()) {
+    slot.expected.store(0, std::memory_order_relaxed);
+    sent_in_block_ = 0;
+  }
+  ++recv_block_;
+  const auto* ids = reinterpret_cast<const std::int32_t*>(block->column(kColEnvId));
+  for (int r = 0; r < n; ++r) in_flight_[static_cast<std::size_t>(ids[r])] = false;
+  in_flight_count_ -= n;
+  blocks_->HandOut(block);
+  *rows = n;
+  return block;
+}
+
+void EnvPool::ReleaseConsumedActions() {
+  for (std::size_t i = 0; i < active_records_.size();) {
+    ActionRecord& rec = action_records_[static_cast<std::size_t>(active_records_[i])];
+    if (rec.remaining.load(std::memory_order_acquire) == 0) {
+      if (release_action_ != nullptr && rec.owner != nullptr) release_action_(rec.owner);
+      rec.owner = nullptr;
+      free_records_.push_back(active_records_[i]);
+      active_records_[i] = active_records_.back();
+      active_records_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+
+void EnvPool::Render(const std::int32_t* ids, int n, std::uint8_t* out) {
+  if (spec_.render_shape.empty()) {
+    throw std::invalid_argument("task " + spec_.config.GetString("task_id") +
+                                " does not support render()");
+  }
+  CheckIds(ids, n, "render");
+  std::size_t frame_bytes = static_cast<std::size_t>(spec_.render_shape[0]) *
+                            static_cast<std::size_t>(spec_.render_shape[1]) * 3;
+  for (int i = 0; i < n; ++i) {
+    envs_[static_cast<std::size_t>(ids[i])].env->Render(out + frame_bytes * static_cast<std::size_t>(i));
+  }
+}
+
+void EnvPool::Close() {
+  if (closed_) return;
+  closed_ = true;
+  for (int t = 0; t < num_threads_; ++t) queue_.TryPush(kStopToken);
+  work_epoch_.fetch_add(1, std::memory_order_seq_cst);
+  work_epoch_.notify_all();
+  for (auto& w : workers_) w.join();
+  workers_.clear();
+  for (int r : active_records_) {
+    ActionRecord& rec = action_records_[static_cast<std::size_t>(r)];
+    if (release_action_ != nullptr && rec.owner != nullptr) release_action_(rec.owner);
+    rec.owner = nullptr;
+  }
+  active_records_.clear();
+  for (auto& slot : ring_) {
+    blocks_->Recycle(slot.block);
+    slot.block = nullptr;
+  }
+  blocks_->Trim();
+  envs_.clear();
+  envs_.shrink_to_fit();
+}
+
+}  // namespace envpool_core

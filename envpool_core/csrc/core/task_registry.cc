@@ -1,0 +1,116 @@
+#include "core/task_registry.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+namespace envpool_core {
+
+TaskRegistry& TaskRegistry::Global() {
+  static TaskRegistry registry;
+  return registry;
+}
+
+std::vector<OptionDef> CommonOptions() {
+  return {
+      OptionDef::Int("num_envs", 1, "number of environments in the pool", 1, 1 << 20),
+      OptionDef::Int("batch_size", 0,
+                     "envs returned by recv(); 0 or num_envs = sync mode, fewer = async mode", 0,
+                     1 << 20),
+      OptionDef::Int("num_threads", 0, "worker threads; 0 = min(batch_size, cores)", 0, 4096),
+      OptionDef::Int("thread_affinity_offset", -1,
+                     "-1 = no pinning; k pins worker t to core (k + t) mod cores", -1, 1 << 20),
+      OptionDef{"seed", OptionType::kSeed, std::int64_t{42},
+                "env i is seeded with seed + i, or a sequence of num_envs seeds"},
+  };
+}
+
+void TaskRegistry::Add(TaskDef task) {
+  if (tasks_.count(task.id) != 0) throw std::logic_error("task registered twice: " + task.id);
+  bool has_limit = std::any_of(task.options.begin(), task.options.end(),
+                               [](const OptionDef& d) { return d.name == "max_episode_steps"; });
+  if (!has_limit || !task.make_spec || !task.make_env) {
+    throw std::logic_error("task " + task.id + " lacks max_episode_steps, make_spec or make_env");
+  }
+  std::string id = task.id;
+  tasks_.emplace(std::move(id), std::move(task));
+}
+
+const TaskDef& TaskRegistry::Get(const std::string& id) const {
+  auto it = tasks_.find(id);
+  if (it == tasks_.end()) throw std::out_of_range("unknown task id '" + id + "'");
+  return it->second;
+}
+
+std::vector<std::string> TaskRegistry::Ids() const {
+  std::vector<std::string> ids;
+  ids.reserve(tasks_.size());
+  for (const auto& kv : tasks_) ids.push_back(kv.first);
+  return ids;
+}
+
+std::vector<OptionDef> TaskRegistry::Options(const std::string& id) const {
+  std::vector<OptionDef> options = CommonOptions();
+  const TaskDef& task = Get(id);
+  options.insert(options.end(), task.options.begin(), task.options.end());
+  return options;
+}
+
+EnvSpec TaskRegistry::MakeSpec(const std::string& id,
+                               const std::map<std::string, ConfigValue>& kwargs) const {
+  const TaskDef& task = Get(id);
+  std::vector<OptionDef> options = Options(id);
+
+  std::set<std::string> known;
+  for (const auto& d : options) known.insert(d.name);
+  for (const auto& kv : kwargs) {
+    if (known.count(kv.first) == 0) {
+      std::string allowed;
+      for (const auto& d : options) allowed += (allowed.empty() ? "" : ", ") + d.name;
+      throw std::invalid_argument("unknown option '" + kv.first + "' for " + id +
+                                  "; allowed options: " + allowed);
+    }
+  }
+
+  Config config;
+  config.Set("task_id", id);
+  for (const auto& kv : task.fixed.values()) config.Set(kv.first, kv.second);
+  for (const auto& d : options) {
+    auto it = kwargs.find(d.name);
+    config.Set(d.name, ValidateOption(d, it == kwargs.end() ? d.default_value : it->second));
+  }
+
+  std::int64_t num_envs = config.GetInt("num_envs");
+  std::int64_t batch_size = config.GetInt("batch_size");
+  if (batch_size == 0) batch_size = num_envs;
+  if (batch_size > num_envs) {
+    throw std::invalid_argument("batch_size (" + std::to_string(batch_size) +
+                                ") must not exceed num_envs (" + std::to_string(num_envs) + ")");
+  }
+  config.Set("batch_size", batch_size);
+  std::int64_t num_threads = config.GetInt("num_threads");
+  if (num_threads == 0) {
+    std::int64_t cores = std::max(1U, std::thread::hardware_concurrency());
+    num_threads = std::min(batch_size, cores);
+  }
+  config.Set("num_threads", num_threads);
+
+  std::vector<std::int64_t> seeds = config.GetIntList("seed");
+  if (seeds.size() == 1 && num_envs > 1) {
+    std::int64_t base = seeds[0];
+    seeds.resize(static_cast<std::size_t>(num_envs));
+    for (std::int64_t i = 0; i < num_envs; ++i) seeds[static_cast<std::size_t>(i)] = base + i;
+  } else if (static_cast<std::int64_t>(seeds.size()) != num_envs) {
+    throw std::invalid_argument("seed must be an int or a sequence of num_envs (" +
+                                std::to_string(num_envs) + ") ints, got " +
+                                std::to_string(seeds.size()));
+  }
+  config.Set("seed", std::move(seeds));
+
+  EnvSpec spec = task.make_spec(config);
+  spec.config = std::move(config);
+  return spec;
+}
+
+}  // namespace envpool_core

@@ -1,0 +1,51 @@
+"""Which tasks exist: registers the env families and looks task ids up."""
+
+from __future__ import annotations
+
+import difflib
+import importlib.util
+from pathlib import Path
+
+from envpool_core import _core
+
+
+def _package_dir(name: str) -> Path | None:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _register_families() -> None:
+    """Registers the Atari and MuJoCo tasks from the installed data packages."""
+    if hasattr(_core, "register_atari_tasks"):
+        ale_dir = _package_dir("ale_py")
+        if ale_dir is not None and (ale_dir / "roms").is_dir():
+            _core.register_atari_tasks(str(ale_dir / "roms"))
+    if hasattr(_core, "register_mujoco_tasks"):
+        gym_dir = _package_dir("gymnasium")
+        if gym_dir is not None:
+            _core.register_mujoco_tasks(str(gym_dir / "envs" / "mujoco" / "assets"))
+
+
+_register_families()
+_TASK_IDS: list[str] = list(_core.list_tasks())
+
+
+def list_all_envs() -> list[str]:
+    """Returns every task id this build can make, sorted."""
+    return list(_TASK_IDS)
+
+
+def check_task_id(task_id: str) -> None:
+    """Raises ValueError for an unknown task id, suggesting close names."""
+    if not isinstance(task_id, str):
+        raise TypeError(f"task_id must be a str, got {type(task_id).__name__}")
+    if task_id in _TASK_IDS:
+        return
+    close = difflib.get_close_matches(task_id, _TASK_IDS, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    raise ValueError(
+        f"unknown task id {task_id!r}{hint} (envpool_core.list_all_envs() lists all"
+        f" {len(_TASK_IDS)})"
+    )

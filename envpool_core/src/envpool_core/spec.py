@@ -1,0 +1,107 @@
+"""EnvSpec: a task's resolved config and its single-env spaces, built from the C++ specs."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import dm_env
+import gymnasium
+import numpy as np
+
+from envpool_core import _core
+from envpool_core.registry import check_task_id
+
+
+def _bounds(spec: dict[str, Any]) -> tuple[Any, Any]:
+    dtype = np.dtype(spec["dtype"])
+    low, high = spec["low"], spec["high"]
+    if low:
+        lo = np.asarray(low if len(low) > 1 else low[0], dtype=np.float64)
+        hi = np.asarray(high if len(high) > 1 else high[0], dtype=np.float64)
+        if len(low) > 1:
+            lo, hi = lo.reshape(spec["shape"]), hi.reshape(spec["shape"])
+        return lo.astype(dtype), hi.astype(dtype)
+    if dtype == np.bool_:
+        return 0, 1
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return info.min, info.max
+    return -np.inf, np.inf
+
+
+def _box(spec: dict[str, Any]) -> gymnasium.spaces.Box:
+    dtype = np.dtype(spec["dtype"])
+    low, high = _bounds(spec)
+    return gymnasium.spaces.Box(low=low, high=high, shape=spec["shape"], dtype=dtype)
+
+
+def _dm_array(spec: dict[str, Any]) -> dm_env.specs.Array:
+    dtype = np.dtype(spec["dtype"])
+    if spec["low"]:
+        low, high = _bounds(spec)
+        return dm_env.specs.BoundedArray(
+            shape=spec["shape"], dtype=dtype, minimum=low, maximum=high, name=spec["name"]
+        )
+    return dm_env.specs.Array(shape=spec["shape"], dtype=dtype, name=spec["name"])
+
+
+class EnvSpec:
+    """The spec of a task made with given options: config, observation and action spaces."""
+
+    def __init__(self, task_id: str, **kwargs: Any) -> None:
+        check_task_id(task_id)
+        self._seed = kwargs.get("seed", 42)
+        self._core = _core.Spec.make(task_id, kwargs)
+        self.task_id = task_id
+        self.obs_specs: list[dict[str, Any]] = self._core.obs
+        self.info_specs: list[dict[str, Any]] = self._core.info
+        self.action_array_spec: dict[str, Any] = self._core.action
+        self.render_shape: list[int] = self._core.render_shape
+
+    @property
+    def config_dict(self) -> dict[str, Any]:
+        """The resolved options as a dict (what `env.config` returns)."""
+        config = self._core.config
+        config["seed"] = self._seed  # as given: an int or a per-env sequence
+        return config
+
+    @property
+    def config(self) -> tuple:
+        """The resolved options as a namedtuple (`spec.config.num_envs`), as EnvPool's spec."""
+        config = self.config_dict
+        return namedtuple("Config", sorted(config))(**{k: config[k] for k in sorted(config)})
+
+    @property
+    def observation_space(self) -> gymnasium.Space:
+        """Single-env observation space: a Box, or a Dict of Boxes for several arrays."""
+        if len(self.obs_specs) == 1:
+            return _box(self.obs_specs[0])
+        return gymnasium.spaces.Dict({s["name"]: _box(s) for s in self.obs_specs})
+
+    @property
+    def action_space(self) -> gymnasium.Space:
+        """Single-env action space: Discrete for int32 actions, Box otherwise."""
+        a = self.action_array_spec
+        if a["dtype"] == "int32" and a["shape"] == () and a["low"]:
+            low, high = int(a["low"][0]), int(a["high"][0])
+            return gymnasium.spaces.Discrete(high - low + 1, start=low)
+        return _box(a)
+
+    def observation_spec(self) -> Any:
+        """dm_env observation spec: an Array per observation array."""
+        if len(self.obs_specs) == 1:
+            return _dm_array(self.obs_specs[0])
+        return {s["name"]: _dm_array(s) for s in self.obs_specs}
+
+    def action_spec(self) -> dm_env.specs.Array:
+        """dm_env action spec."""
+        a = self.action_array_spec
+        if a["dtype"] == "int32" and a["shape"] == () and a["low"]:
+            return dm_env.specs.DiscreteArray(
+                num_values=int(a["high"][0]) + 1, dtype=np.int32, name="action"
+            )
+        return _dm_array(a)
+
+    def __repr__(self) -> str:
+        return f"EnvSpec({self.task_id!r}, {self.config_dict})"
