@@ -49,7 +49,11 @@ const T& GetAs(const Config& c, const std::string& key, const char* type_name) {
 
 std::string FormatBound(double x) {
   std::ostringstream os;
-  os << x;
+  if (std::floor(x) == x && std::fabs(x) < 1e15) {
+    os << static_cast<std::int64_t>(x);
+  } else {
+    os << x;
+  }
   return os.str();
 }
 
@@ -64,7 +68,7 @@ std::string RangeText(const OptionDef& def) {
 void CheckRange(const OptionDef& def, double x) {
   if (std::isnan(x) || x < def.min || x > def.max) {
     std::ostringstream os;
-    os << "invalid value " << x << " for '" << def.name << "': expected a value" << RangeText(def);
+    os << "invalid value " << FormatBound(x) << " for '" << def.name << "': expected a value" << RangeText(def);
     throw std::invalid_argument(os.str());
   }
 }

@@ -156,8 +156,8 @@ class EnvPool:
         if self._num_obs == 1:
             obs: Any = arrays[n]
         else:
-            obs = dict(zip(self._obs_names, arrays[n:n + self._num_obs]))
-        info = dict(zip(self._info_names, arrays[n + self._num_obs:]))
+            obs = dict(zip(self._obs_names, arrays[n:n + self._num_obs], strict=False))
+        info = dict(zip(self._info_names, arrays[n + self._num_obs:], strict=False))
         info["env_id"] = arrays[0]
         info["players"] = {"env_id": arrays[1]}
         info["elapsed_step"] = arrays[2]

@@ -1,0 +1,207 @@
+"""Environment throughput of envpool_core and other systems, side by side.
+
+    python benchmark/throughput.py --task CartPole-v1 --settings 8,8,2 1,1,1
+    python benchmark/throughput.py --task Ant-v4 --settings 8,8,2 12,4,2 \
+        --systems envpool_core envpool gymnasium_async
+
+A setting is `num_envs,batch_size,num_threads` (batch_size < num_envs: async
+mode; for gymnasium_async and for_loop only num_envs is used). Systems are
+measured interleaved (every repeat runs each system once, in turn) so drift in
+machine speed affects all alike; each figure is the median over repeats, with
+the min and max. Steps/s counts env steps (one per env per step call); the
+EnvPool paper's FPS is steps/s x frame_skip.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+SYSTEMS = ("envpool_core", "envpool", "gymnasium_async", "for_loop")
+
+
+def _actions(space: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+    if hasattr(space, "n"):
+        return rng.integers(0, space.n, size=n).astype(np.int32)
+    return rng.uniform(space.low, space.high, size=(n, *space.shape)).astype(space.dtype)
+
+
+def _pool_runner(module: Any, task: str, num_envs: int, batch: int, threads: int,
+                 extra: dict[str, Any]) -> tuple[Callable[[int], int], Callable[[], None]]:
+    env = module.make(task, env_type="gymnasium", num_envs=num_envs, batch_size=batch,
+                      num_threads=threads, seed=0, **extra)
+    actions = _actions(env.action_space, batch, np.random.default_rng(0))
+    if batch == num_envs:
+        env.reset()
+
+        def run(calls: int) -> int:
+            for _ in range(calls):
+                env.step(actions)
+            return calls * batch
+    else:
+        env.async_reset()
+
+        def run(calls: int) -> int:
+            for _ in range(calls):
+                info = env.recv()[-1]
+                env.send(actions, info["env_id"])
+            return calls * batch
+    return run, env.close
+
+
+def _gymnasium_runner(task: str, num_envs: int, vector: bool,
+                      extra: dict[str, Any]) -> tuple[Callable[[int], int], Callable[[], None]]:
+    import gymnasium
+
+    gym_id = task
+    if task not in gymnasium.registry:  # Atari ids live under ALE/ in gymnasium
+        import ale_py
+
+        gymnasium.register_envs(ale_py)
+        gym_id = f"ALE/{task}"
+
+    def make_one() -> Any:
+        return gymnasium.make(gym_id, **extra)
+
+    if vector:
+        env = gymnasium.vector.AsyncVectorEnv([make_one] * num_envs)
+        env.reset(seed=0)
+        actions = _actions(env.single_action_space, num_envs, np.random.default_rng(0))
+
+        def run(calls: int) -> int:
+            for _ in range(calls):
+                env.step(actions)
+            return calls * num_envs
+        return run, env.close
+
+    envs = [make_one() for _ in range(num_envs)]
+    for i, e in enumerate(envs):
+        e.reset(seed=i)
+    actions = _actions(envs[0].action_space, num_envs, np.random.default_rng(0))
+
+    def run_loop(calls: int) -> int:
+        for _ in range(calls):
+            for e, a in zip(envs, actions, strict=False):
+                _, _, term, trunc, _ = e.step(a)
+                if term or trunc:
+                    e.reset()
+        return calls * num_envs
+
+    def close() -> None:
+        for e in envs:
+            e.close()
+    return run_loop, close
+
+
+def make_runner(system: str, task: str, setting: tuple[int, int, int],
+                extra: dict[str, Any]) -> tuple[Callable[[int], int], Callable[[], None]]:
+    """Builds `run(calls) -> env steps` and `close()` for one system and setting."""
+    num_envs, batch, threads = setting
+    if system == "envpool_core":
+        import envpool_core
+
+        return _pool_runner(envpool_core, task, num_envs, batch, threads, extra)
+    if system == "envpool":
+        import envpool
+
+        return _pool_runner(envpool, task, num_envs, batch, threads, extra)
+    if system == "gymnasium_async":
+        return _gymnasium_runner(task, num_envs, True, extra)
+    if system == "for_loop":
+        return _gymnasium_runner(task, num_envs, False, extra)
+    raise ValueError(f"unknown system {system!r}; choose from {SYSTEMS}")
+
+
+def measure(system: str, task: str, setting: tuple[int, int, int], seconds: float,
+            extra: dict[str, Any]) -> float:
+    """Steps/s of one system for about `seconds`, after a warm-up."""
+    run, close = make_runner(system, task, setting, extra)
+    try:
+        run(20)
+        calls, steps, start = 1, 0, time.perf_counter()
+        while True:
+            steps += run(calls)
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                return steps / elapsed
+            calls = min(calls * 2, 1 << 14)
+    finally:
+        close()
+
+
+def machine() -> dict[str, Any]:
+    """CPU model, core count and versions, for the record."""
+    cpu = platform.processor()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    versions = {}
+    for mod in ("envpool_core", "envpool", "gymnasium", "numpy"):
+        try:
+            versions[mod] = __import__(mod).__version__
+        except Exception:
+            continue
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "versions": versions}
+
+
+def parse_setting(text: str) -> tuple[int, int, int]:
+    """'num_envs,batch_size,num_threads' -> tuple."""
+    parts = [int(p) for p in text.split(",")]
+    if len(parts) != 3 or parts[1] > parts[0] or min(parts[:2]) < 1 or parts[2] < 0:
+        raise argparse.ArgumentTypeError(
+            f"setting {text!r} must be num_envs,batch_size,num_threads with batch_size <= num_envs")
+    return parts[0], parts[1], parts[2]
+
+
+def main() -> None:
+    """Runs the comparison and prints a Markdown table."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--task", default="CartPole-v1")
+    parser.add_argument("--settings", nargs="+", type=parse_setting,
+                        default=[(8, 8, 2), (1, 1, 1)])
+    parser.add_argument("--systems", nargs="+", choices=SYSTEMS,
+                        default=["envpool_core", "envpool"])
+    parser.add_argument("--seconds", type=float, default=2.0, help="per measurement")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--frame-skip", type=int, default=1, help="FPS = steps/s x this")
+    parser.add_argument("--json", help="also write raw results here")
+    args = parser.parse_args()
+
+    results: dict[str, dict[str, list[float]]] = {}
+    for setting in args.settings:
+        key = ",".join(map(str, setting))
+        results[key] = {s: [] for s in args.systems}
+        for _ in range(args.repeats):
+            for system in args.systems:
+                results[key][system].append(measure(system, args.task, setting, args.seconds, {}))
+
+    base = "envpool" if "envpool" in args.systems else args.systems[-1]
+    print(f"\n{args.task}, steps/s (median of {args.repeats}, min-max), machine: "
+          f"{machine()['cpu']}, {os.cpu_count()} cores\n")
+    print(f"| num_envs,batch,threads | system | steps/s | FPS | vs {base} |")
+    print("|---|---|---:|---:|---:|")
+    for key, per_system in results.items():
+        ref = statistics.median(per_system[base])
+        for system, values in per_system.items():
+            med = statistics.median(values)
+            print(f"| {key} | {system} | {med:,.0f} ({min(values):,.0f}-{max(values):,.0f}) | "
+                  f"{med * args.frame_skip:,.0f} | {med / ref:.2f}x |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"task": args.task, "machine": machine(), "results": results}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

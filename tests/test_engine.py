@@ -1,0 +1,298 @@
+"""The engine and the Python API, exercised on CartPole (it steps in nanoseconds)."""
+
+from __future__ import annotations
+
+import gc
+import resource
+
+import numpy as np
+import pytest
+
+import envpool_core as ep
+
+
+def rollout(num_threads: int, steps: int = 300, seed: int = 3, num_envs: int = 6) -> list:
+    env = ep.make("CartPole-v1", num_envs=num_envs, num_threads=num_threads, seed=seed)
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset()
+    out = [obs.copy()]
+    for _ in range(steps):
+        obs, rew, term, trunc, info = env.step(rng.integers(0, 2, num_envs))
+        out += [obs.copy(), rew.copy(), term.copy(), trunc.copy(), info["elapsed_step"].copy()]
+    env.close()
+    return out
+
+
+def test_registry_and_spec() -> None:
+    assert {"CartPole-v0", "CartPole-v1"} <= set(ep.list_all_envs())
+    spec = ep.make_spec("CartPole-v1", num_envs=4)
+    assert spec.config.num_envs == 4
+    assert spec.config.batch_size == 4
+    assert spec.config.max_episode_steps == 500
+    assert ep.make_spec("CartPole-v0").config.max_episode_steps == 200
+    assert spec.action_space.n == 2
+    assert spec.observation_space.shape == (4,)
+    env = ep.make("CartPole-v1", num_envs=4, batch_size=2)
+    assert (len(env), env.num_envs, env.batch_size, env.is_async) == (4, 4, 2, True)
+    assert env.config["num_envs"] == 4 and env.config["seed"] == 42
+
+
+def test_env_types() -> None:
+    for make in (ep.make_gym, ep.make_gymnasium, lambda t, **k: ep.make(t, env_type="gym", **k)):
+        env = make("CartPole-v1", num_envs=2)
+        obs, info = env.reset()
+        assert obs.shape == (2, 4) and obs.dtype == np.float32
+        assert set(info) == {"env_id", "players", "elapsed_step"}
+        assert list(info["players"]["env_id"]) == [0, 1]
+        result = env.step(np.array([0, 1]))
+        assert len(result) == 5
+    dm = ep.make_dm("CartPole-v1", num_envs=2)
+    ts = dm.reset()
+    assert list(ts.step_type) == [0, 0]
+    assert ts.observation.obs.shape == (2, 4)
+    ts = dm.step(np.array([1, 1]))
+    assert list(ts.step_type) == [1, 1] and list(ts.discount) == [1, 1]
+    assert dm.action_spec().num_values == 2
+    assert dm.observation_spec().shape == (4,)
+    with pytest.raises(ValueError, match="env_type"):
+        ep.make("CartPole-v1", env_type="torch")
+
+
+def test_determinism_across_threads() -> None:
+    ref = rollout(1)
+    for threads in (2, 4):
+        for a, b in zip(ref, rollout(threads), strict=False):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_seeds() -> None:
+    a, b = rollout(2, steps=5, seed=1), rollout(2, steps=5, seed=2)
+    assert not np.array_equal(a[0], b[0])
+    # Per-env seed list: env i with seed s_i equals a single-env pool with seed s_i.
+    pool = ep.make("CartPole-v1", num_envs=3, seed=[7, 100, 7])
+    obs, _ = pool.reset()
+    np.testing.assert_array_equal(obs[0], obs[2])
+    single = ep.make("CartPole-v1", num_envs=1, seed=100)
+    np.testing.assert_array_equal(single.reset()[0][0], obs[1])
+    # seed + i
+    pool = ep.make("CartPole-v1", num_envs=2, seed=10)
+    np.testing.assert_array_equal(pool.reset()[0][1], ep.make("CartPole-v1", seed=11).reset()[0][0])
+
+
+def test_sync_order_and_subsets() -> None:
+    env = ep.make("CartPole-v1", num_envs=8, num_threads=3)
+    env.reset()
+    order = np.array([5, 2, 7, 0, 1, 6, 3, 4], dtype=np.int32)
+    for _ in range(20):
+        _, _, _, _, info = env.step(np.ones(8, np.int32), order)
+        np.testing.assert_array_equal(info["env_id"], order)
+    subset = np.array([6, 1, 3])
+    for _ in range(20):
+        obs, rew, _, _, info = env.step(np.zeros(3, np.int32), subset)
+        assert obs.shape == (3, 4) and rew.shape == (3,)
+        np.testing.assert_array_equal(info["env_id"], subset)
+    # Partial reset returns only those envs, in order.
+    obs, info = env.reset(np.array([4, 2]))
+    np.testing.assert_array_equal(info["env_id"], [4, 2])
+    np.testing.assert_array_equal(info["elapsed_step"], [0, 0])
+
+
+def test_auto_reset_next_step() -> None:
+    env = ep.make("CartPole-v1", num_envs=1, seed=0)
+    env.reset()
+    steps = 0
+    while True:
+        obs, rew, term, trunc, info = env.step(np.array([1]))
+        steps += 1
+        assert info["elapsed_step"][0] == steps
+        if term[0]:
+            break
+    # The action after a terminal step is ignored and the env resets.
+    obs, rew, term, trunc, info = env.step(np.array([1]))
+    assert info["elapsed_step"][0] == 0 and rew[0] == 0 and not term[0] and not trunc[0]
+    assert np.all(np.abs(obs) <= 0.05)
+    dm = ep.make_dm("CartPole-v1", num_envs=1, seed=0)
+    dm.reset()
+    while True:
+        ts = dm.step(np.array([1]))
+        if ts.step_type[0] == 2:
+            assert ts.discount[0] == 0
+            break
+    assert dm.step(np.array([1])).step_type[0] == 0
+
+
+def test_truncation() -> None:
+    env = ep.make("CartPole-v1", num_envs=4, max_episode_steps=5, seed=1)
+    env.reset()
+    for t in range(1, 6):
+        _, _, term, trunc, info = env.step(np.array([0, 1, 0, 1]))
+        assert not term.any()
+        assert trunc.all() == (t == 5)
+    _, rew, _, _, info = env.step(np.zeros(4, np.int32))
+    assert (info["elapsed_step"] == 0).all() and (rew == 0).all()
+    dm = ep.make_dm("CartPole-v1", num_envs=1, max_episode_steps=2)
+    dm.reset()
+    dm.step(np.array([0]))
+    ts = dm.step(np.array([0]))
+    assert ts.step_type[0] == 2 and ts.discount[0] == 1  # truncation keeps the discount
+
+
+def test_async_serves_every_env() -> None:
+    num_envs, batch = 10, 4
+    env = ep.make("CartPole-v1", num_envs=num_envs, batch_size=batch, num_threads=2, seed=5)
+    env.async_reset()
+    served = np.zeros(num_envs, int)
+    last_elapsed = np.full(num_envs, -1)
+    rng = np.random.default_rng(1)
+    for _ in range(3000):
+        _obs, _rew, _term, _trunc, info = env.recv()
+        ids = info["env_id"]
+        assert len(ids) == batch and len(set(ids.tolist())) == batch
+        elapsed = info["elapsed_step"]
+        # Every action sent is applied exactly once: elapsed advances by one or restarts.
+        ok = (elapsed == last_elapsed[ids] + 1) | (elapsed == 0)
+        assert ok.all()
+        last_elapsed[ids] = elapsed
+        served[ids] += 1
+        env.send(rng.integers(0, 2, batch), ids)
+    # In-flight count stays num_envs; everyone got served a fair share.
+    assert served.sum() == 3000 * batch
+    assert served.min() > 0.5 * served.mean()
+
+
+def test_async_reset_then_step_with_env_id_default() -> None:
+    env = ep.make("CartPole-v1", num_envs=6, batch_size=3)
+    obs, _info = env.reset()
+    assert obs.shape == (3, 4)
+    # env_id omitted: the envs of the last batch.
+    obs, *_, _info2 = env.step(np.zeros(3, np.int32))
+    assert obs.shape == (3, 4)
+
+
+def test_dict_action_and_dtype_casting() -> None:
+    env = ep.make("CartPole-v1", num_envs=3)
+    env.reset()
+    _, _, _, _, info = env.step({"action": np.array([1, 0, 1]), "env_id": np.array([2, 0, 1])})
+    np.testing.assert_array_equal(info["env_id"], [2, 0, 1])
+    env.step(np.array([1, 0, 1], dtype=np.int64))  # int64 from torch is fine
+    env.step([1, 0, 1])  # lists too
+
+
+def test_errors() -> None:
+    with pytest.raises(ValueError, match="did you mean 'CartPole-v1'"):
+        ep.make("CartPol-v1")
+    with pytest.raises(TypeError, match=r"unknown option 'foo'.*allowed options"):
+        ep.make("CartPole-v1", foo=1)
+    with pytest.raises(ValueError, match="num_envs"):
+        ep.make("CartPole-v1", num_envs=0)
+    with pytest.raises(ValueError, match="batch_size"):
+        ep.make("CartPole-v1", num_envs=2, batch_size=3)
+    with pytest.raises(ValueError, match="num_threads"):
+        ep.make("CartPole-v1", num_threads=-1)
+    with pytest.raises(ValueError, match="seed"):
+        ep.make("CartPole-v1", num_envs=3, seed=[1, 2])
+    with pytest.raises(ValueError, match="num_envs"):
+        ep.make("CartPole-v1", num_envs="3")
+    with pytest.raises(ValueError, match="max_episode_steps"):
+        ep.make("CartPole-v1", max_episode_steps=0)
+
+    env = ep.make("CartPole-v1", num_envs=4)
+    with pytest.raises(RuntimeError, match="nothing in flight"):
+        env.recv()
+    env.reset()
+    with pytest.raises(ValueError, match="shape"):
+        env.step(np.zeros((4, 2), np.int32))
+    with pytest.raises(ValueError, match="got 3 actions"):
+        env.step(np.zeros(3, np.int32))
+    with pytest.raises(TypeError, match="dtype"):
+        env.step(np.zeros(4, np.float32))
+    with pytest.raises(ValueError, match="out of range"):
+        env.step(np.array([0, 1, 2, 0]))
+    with pytest.raises(ValueError, match="out of range"):
+        env.step(np.array([0, 1, -1, 0], dtype=np.int32))
+    with pytest.raises(ValueError, match="env_id 9 is out of range"):
+        env.step(np.zeros(2, np.int32), np.array([0, 9]))
+    with pytest.raises(ValueError, match="appears twice"):
+        env.step(np.zeros(2, np.int32), np.array([1, 1]))
+    with pytest.raises(TypeError, match="env_id must be integers"):
+        env.step(np.zeros(2, np.int32), np.array([0.0, 1.0]))
+    # The pool is still usable after every error above.
+    env.step(np.zeros(4, np.int32))
+    env.send(np.zeros(2, np.int32), np.array([0, 1]))
+    with pytest.raises(ValueError, match="already has an action in flight"):
+        env.send(np.zeros(1, np.int32), np.array([1]))
+    env.recv()
+
+    async_env = ep.make("CartPole-v1", num_envs=4, batch_size=2)
+    async_env.async_reset()
+    with pytest.raises(ValueError, match="in flight"):
+        async_env.async_reset()
+    _, _, _, _, info = async_env.recv()
+    async_env.recv()
+    async_env.send(np.zeros(1, np.int32), info["env_id"][:1])
+    with pytest.raises(RuntimeError, match="wait forever"):
+        async_env.recv()
+
+    env.close()
+    env.close()  # idempotent
+    for call in (env.reset, env.async_reset, env.recv, lambda: env.step(np.zeros(4, np.int32)),
+                 lambda: env.render()):
+        with pytest.raises((RuntimeError, ValueError), match=r"closed|render"):
+            call()
+    with pytest.raises(ValueError, match="does not support render"):
+        ep.make("CartPole-v1").render()
+
+
+def test_zero_copy_and_lifetime() -> None:
+    env = ep.make("CartPole-v1", num_envs=4)
+    obs0, _ = env.reset()
+    first = obs0.copy()
+    obs1, _rew1, *_ = env.step(np.zeros(4, np.int32))
+    # Results view engine memory (no copy) and never alias each other while alive.
+    assert not obs0.flags.owndata and not obs1.flags.owndata
+    assert not np.shares_memory(obs0, obs1)
+    for _ in range(10):
+        env.step(np.zeros(4, np.int32))
+    np.testing.assert_array_equal(obs0, first)  # an old result is never overwritten
+    kept = obs1.copy()
+    del env
+    gc.collect()
+    np.testing.assert_array_equal(obs1, kept)  # results outlive the pool
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+
+
+def test_memory_is_stable() -> None:
+    for _ in range(200):  # warm up allocators
+        ep.make("CartPole-v1", num_envs=4).close()
+    start = rss_mb()
+    for i in range(2000):
+        env = ep.make("CartPole-v1", num_envs=4, num_threads=2)
+        env.reset()
+        env.step(np.zeros(4, np.int32))
+        if i % 2:
+            env.close()
+        del env
+    assert rss_mb() - start < 20
+
+    env = ep.make("CartPole-v1", num_envs=8)
+    env.reset()
+    action = np.zeros(8, np.int32)
+    for _ in range(10_000):
+        env.step(action)
+    start = rss_mb()
+    for _ in range(125_000):  # a million env steps
+        env.step(action)
+    assert rss_mb() - start < 5
+
+
+def test_thread_affinity() -> None:
+    env = ep.make("CartPole-v1", num_envs=4, num_threads=2, thread_affinity_offset=0)
+    env.reset()
+    for _ in range(100):
+        env.step(np.ones(4, np.int32))
+    with pytest.raises(ValueError, match="thread_affinity_offset"):
+        ep.make("CartPole-v1", thread_affinity_offset=-2)
