@@ -48,9 +48,10 @@ void CartPoleEnv::Step(const void* action, OutputRow& row) {
   double force = a == 1 ? kForceMag : -kForceMag;
   double costheta = std::cos(theta);
   double sintheta = std::sin(theta);
-  double temp = (force + kPoleMassLength * theta_dot * theta_dot * sintheta) / kTotalMass;
+  // Grouped as gymnasium's np.square(...) so that every product rounds alike.
+  double temp = (force + kPoleMassLength * (theta_dot * theta_dot) * sintheta) / kTotalMass;
   double thetaacc = (kGravity * sintheta - costheta * temp) /
-                    (kLength * (4.0 / 3.0 - kMassPole * costheta * costheta / kTotalMass));
+                    (kLength * (4.0 / 3.0 - kMassPole * (costheta * costheta) / kTotalMass));
   double xacc = temp - kPoleMassLength * thetaacc * costheta / kTotalMass;
   x = x + kTau * x_dot;
   x_dot = x_dot + kTau * xacc;

@@ -17,10 +17,11 @@ def _bounds(spec: dict[str, Any]) -> tuple[Any, Any]:
     dtype = np.dtype(spec["dtype"])
     low, high = spec["low"], spec["high"]
     if low:
-        lo = np.asarray(low if len(low) > 1 else low[0], dtype=np.float64)
-        hi = np.asarray(high if len(high) > 1 else high[0], dtype=np.float64)
-        if len(low) > 1:
-            lo, hi = lo.reshape(spec["shape"]), hi.reshape(spec["shape"])
+        shape = spec["shape"]
+        if len(low) == 1:  # one bound for every element
+            lo, hi = np.full(shape, low[0]), np.full(shape, high[0])
+        else:
+            lo, hi = np.reshape(low, shape), np.reshape(high, shape)
         return lo.astype(dtype), hi.astype(dtype)
     if dtype == np.bool_:
         return 0, 1

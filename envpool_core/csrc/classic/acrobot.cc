@@ -1,0 +1,149 @@
+#include "classic/acrobot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "classic/py_math.h"
+#include "classic/state_info.h"
+
+namespace envpool_core::classic {
+
+namespace {
+constexpr double kPi = std::numbers::pi;
+constexpr double kDt = 0.2;
+constexpr double kLinkLength1 = 1.0;
+constexpr double kLinkMass1 = 1.0;
+constexpr double kLinkMass2 = 1.0;
+constexpr double kLinkComPos1 = 0.5;
+constexpr double kLinkComPos2 = 0.5;
+constexpr double kLinkMoi = 1.0;
+constexpr double kGravity = 9.8;
+constexpr double kMaxVel1 = 4 * kPi;
+constexpr double kMaxVel2 = 9 * kPi;
+constexpr std::array<double, 3> kAvailTorque = {-1.0, 0.0, 1.0};
+
+// gymnasium's wrap(): shifts x by whole turns into [m, M].
+double Wrap(double x, double m, double big_m) {
+  double diff = big_m - m;
+  while (x > big_m) x = x - diff;
+  while (x < m) x = x + diff;
+  return x;
+}
+
+// gymnasium's bound(): min(max(x, m), M), which is what std::min/max compute.
+double Bound(double x, double m, double big_m) { return std::min(std::max(x, m), big_m); }
+}  // namespace
+
+AcrobotEnv::AcrobotEnv(const EnvSpec& spec, std::uint64_t seed)
+    : rng_(seed), torque_noise_max_(spec.config.GetFloat("torque_noise_max")),
+      state_in_info_(spec.config.GetBool("state_in_info")) {}
+
+EnvSpec AcrobotEnv::MakeSpec(const Config& config) {
+  EnvSpec spec;
+  spec.obs.push_back(MakeArraySpec<float>("obs", {6}, {-1.0, -1.0, -1.0, -1.0, -kMaxVel1, -kMaxVel2},
+                                          {1.0, 1.0, 1.0, 1.0, kMaxVel1, kMaxVel2}));
+  AddStateInfo(config, 4, &spec);
+  spec.action = DiscreteActionSpec(3);
+  return spec;
+}
+
+bool AcrobotEnv::Reset(OutputRow& row) {
+  // gymnasium draws float64 values and stores them .astype(np.float32).
+  std::uniform_real_distribution<double> dist(-0.1, 0.1);
+  for (double& s : state_) s = static_cast<float>(dist(rng_));
+  WriteObs(row);
+  return true;
+}
+
+// The "book" equations of motion. Python evaluates `x**2` with libm pow
+// (PyPow2) and left to right; the expressions keep its order and its
+// constants so that every intermediate value rounds the same way.
+AcrobotEnv::Augmented AcrobotEnv::Dsdt(const Augmented& s) {
+  constexpr double m1 = kLinkMass1;
+  constexpr double m2 = kLinkMass2;
+  constexpr double l1 = kLinkLength1;
+  constexpr double lc1 = kLinkComPos1;
+  constexpr double lc2 = kLinkComPos2;
+  constexpr double i1 = kLinkMoi;
+  constexpr double i2 = kLinkMoi;
+  constexpr double g = kGravity;
+  const auto& [theta1, theta2, dtheta1, dtheta2, a] = s;
+  double d1 = m1 * PyPow2(lc1) + m2 * (PyPow2(l1) + PyPow2(lc2) + 2 * l1 * lc2 * std::cos(theta2)) +
+              i1 + i2;
+  double d2 = m2 * (PyPow2(lc2) + l1 * lc2 * std::cos(theta2)) + i2;
+  double phi2 = m2 * lc2 * g * std::cos(theta1 + theta2 - kPi / 2.0);
+  double phi1 = -m2 * l1 * lc2 * PyPow2(dtheta2) * std::sin(theta2) -
+                2 * m2 * l1 * lc2 * dtheta2 * dtheta1 * std::sin(theta2) +
+                (m1 * lc1 + m2 * l1) * g * std::cos(theta1 - kPi / 2) + phi2;
+  double ddtheta2 =
+      (a + d2 / d1 * phi1 - m2 * l1 * lc2 * PyPow2(dtheta1) * std::sin(theta2) - phi2) /
+      (m2 * PyPow2(lc2) + i2 - PyPow2(d2) / d1);
+  double ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
+  return {dtheta1, dtheta2, ddtheta1, ddtheta2, 0.0};
+}
+
+void AcrobotEnv::Step(const void* action, OutputRow& row) {
+  // The Python layer rejects actions outside [0, 2]; clamping keeps a bad
+  // action from a direct C++ caller from indexing out of bounds.
+  int a = std::clamp(*static_cast<const std::int32_t*>(action), 0, 2);
+  double torque = kAvailTorque[static_cast<std::size_t>(a)];
+  if (torque_noise_max_ > 0) {
+    torque += std::uniform_real_distribution<double>(-torque_noise_max_, torque_noise_max_)(rng_);
+  }
+
+  // gymnasium's rk4(derivs, y0, [0, dt]): a single classic Runge-Kutta step.
+  const Augmented y0 = {state_[0], state_[1], state_[2], state_[3], torque};
+  constexpr double dt = kDt;  // t[1] - t[0]
+  constexpr double dt2 = dt / 2.0;
+  auto shifted = [&y0](double h, const Augmented& k) {
+    Augmented y;
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = y0[i] + h * k[i];
+    return y;
+  };
+  Augmented k1 = Dsdt(y0);
+  Augmented k2 = Dsdt(shifted(dt2, k1));
+  Augmented k3 = Dsdt(shifted(dt2, k2));
+  Augmented k4 = Dsdt(shifted(dt, k3));
+  for (std::size_t i = 0; i < state_.size(); ++i) {
+    state_[i] = y0[i] + dt / 6.0 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+  }
+
+  state_[0] = Wrap(state_[0], -kPi, kPi);
+  state_[1] = Wrap(state_[1], -kPi, kPi);
+  state_[2] = Bound(state_[2], -kMaxVel1, kMaxVel1);
+  state_[3] = Bound(state_[3], -kMaxVel2, kMaxVel2);
+  // The free end is more than one link length above the pivot.
+  row.terminated = -std::cos(state_[0]) - std::cos(state_[1] + state_[0]) > 1.0;
+  row.reward = row.terminated ? 0.0F : -1.0F;
+  WriteObs(row);
+}
+
+void AcrobotEnv::WriteObs(OutputRow& row) const {
+  float* obs = row.Obs<float>();
+  obs[0] = static_cast<float>(std::cos(state_[0]));
+  obs[1] = static_cast<float>(std::sin(state_[0]));
+  obs[2] = static_cast<float>(std::cos(state_[1]));
+  obs[3] = static_cast<float>(std::sin(state_[1]));
+  obs[4] = static_cast<float>(state_[2]);
+  obs[5] = static_cast<float>(state_[3]);
+  if (state_in_info_) WriteStateInfo(row, state_.data(), 4);
+}
+
+void RegisterAcrobot(TaskRegistry& registry) {
+  TaskDef task;
+  task.id = "Acrobot-v1";
+  task.options = {
+      OptionDef::Int("max_episode_steps", 500, "steps before truncation", 1),
+      OptionDef::Float("torque_noise_max", 0.0,
+                       "uniform noise added to the torque, as gymnasium's attribute", 0.0),
+      StateInInfoOption(),
+  };
+  task.make_spec = AcrobotEnv::MakeSpec;
+  task.make_env = [](const EnvSpec& spec, int, std::uint64_t seed) {
+    return std::make_unique<AcrobotEnv>(spec, seed);
+  };
+  registry.Add(std::move(task));
+}
+
+}  // namespace envpool_core::classic

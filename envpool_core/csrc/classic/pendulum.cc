@@ -1,0 +1,89 @@
+#include "classic/pendulum.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "classic/py_math.h"
+#include "classic/state_info.h"
+
+namespace envpool_core::classic {
+
+namespace {
+constexpr double kMaxSpeed = 8;
+constexpr double kMaxTorque = 2.0;
+constexpr double kDt = 0.05;
+constexpr double kM = 1.0;
+constexpr double kL = 1.0;
+constexpr double kPi = std::numbers::pi;
+
+// ((x + pi) % (2 * pi)) - pi with NumPy's modulo: the angle in [-pi, pi).
+double AngleNormalize(double x) { return PyMod(x + kPi, 2 * kPi) - kPi; }
+}  // namespace
+
+PendulumEnv::PendulumEnv(const EnvSpec& spec, std::uint64_t seed)
+    : rng_(seed), g_(spec.config.GetFloat("g")),
+      state_in_info_(spec.config.GetBool("state_in_info")) {}
+
+EnvSpec PendulumEnv::MakeSpec(const Config& config) {
+  EnvSpec spec;
+  spec.obs.push_back(
+      MakeArraySpec<float>("obs", {3}, {-1.0, -1.0, -kMaxSpeed}, {1.0, 1.0, kMaxSpeed}));
+  AddStateInfo(config, 2, &spec);
+  spec.action = MakeArraySpec<float>("action", {1}, {-kMaxTorque}, {kMaxTorque});
+  return spec;
+}
+
+bool PendulumEnv::Reset(OutputRow& row) {
+  // gymnasium: uniform(low=-high, high=high) with high = [pi, 1].
+  state_[0] = std::uniform_real_distribution<double>(-kPi, kPi)(rng_);
+  state_[1] = std::uniform_real_distribution<double>(-1.0, 1.0)(rng_);
+  WriteObs(row);
+  return true;
+}
+
+void PendulumEnv::Step(const void* action, OutputRow& row) {
+  auto& [th, thdot] = state_;
+  // Out-of-range torques are clipped here, as gymnasium does (the action space
+  // is only advisory for continuous actions). np.clip keeps the float32 dtype,
+  // so the torque terms below are float32 arithmetic (NEP 50), and a NaN
+  // passes through like it does in NumPy.
+  float u = std::clamp(*static_cast<const float*>(action), F32(-kMaxTorque), F32(kMaxTorque));
+  double costs = PyPow2(AngleNormalize(th)) + 0.1 * PyPow2(thdot) +
+                 static_cast<double>(F32(0.001) * PyPow2(u));
+  // 3.0 / (m * l**2) is a Python float, so its product with u is float32.
+  float torque_term = F32(3.0 / (kM * PyPow2(kL))) * u;
+  double newthdot =
+      thdot + (3 * g_ / (2 * kL) * std::sin(th) + static_cast<double>(torque_term)) * kDt;
+  newthdot = std::clamp(newthdot, -kMaxSpeed, kMaxSpeed);
+  double newth = th + newthdot * kDt;
+  th = newth;
+  thdot = newthdot;
+  row.reward = static_cast<float>(-costs);
+  WriteObs(row);
+}
+
+void PendulumEnv::WriteObs(OutputRow& row) const {
+  float* obs = row.Obs<float>();
+  obs[0] = static_cast<float>(std::cos(state_[0]));
+  obs[1] = static_cast<float>(std::sin(state_[0]));
+  obs[2] = static_cast<float>(state_[1]);
+  if (state_in_info_) WriteStateInfo(row, state_.data(), 2);
+}
+
+void RegisterPendulum(TaskRegistry& registry) {
+  TaskDef task;
+  task.id = "Pendulum-v1";
+  task.options = {
+      OptionDef::Int("max_episode_steps", 200, "steps before truncation", 1),
+      OptionDef::Float("g", 10.0, "acceleration of gravity (m/s^2), as gymnasium's `g`"),
+      StateInInfoOption(),
+  };
+  task.make_spec = PendulumEnv::MakeSpec;
+  task.make_env = [](const EnvSpec& spec, int, std::uint64_t seed) {
+    return std::make_unique<PendulumEnv>(spec, seed);
+  };
+  registry.Add(std::move(task));
+}
+
+}  // namespace envpool_core::classic
