@@ -5,7 +5,10 @@
         --systems envpool_core envpool gymnasium_async
 
 A setting is `num_envs,batch_size,num_threads` (batch_size < num_envs: async
-mode; for gymnasium_async and for_loop only num_envs is used). Systems are
+mode; for gymnasium_async and for_loop only num_envs is used). Atari tasks get
+the EnvPool paper's preprocessing everywhere: gymnasium's AtariPreprocessing
+(noop 30, frame skip 4, 84x84 grayscale, no episodic life, no reward clip) and a
+4-frame stack; ale_vector is ale-py's own threaded AtariVectorEnv. Systems are
 measured interleaved (every repeat runs each system once, in turn) so drift in
 machine speed affects all alike; each figure is the median over repeats, with
 the min and max. Steps/s counts env steps (one per env per step call); the
@@ -25,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-SYSTEMS = ("envpool_core", "envpool", "gymnasium_async", "for_loop")
+SYSTEMS = ("envpool_core", "envpool", "gymnasium_async", "for_loop", "ale_vector")
 
 
 def _actions(space: Any, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -61,15 +64,19 @@ def _gymnasium_runner(task: str, num_envs: int, vector: bool,
                       extra: dict[str, Any]) -> tuple[Callable[[int], int], Callable[[], None]]:
     import gymnasium
 
-    gym_id = task
-    if task not in gymnasium.registry:  # Atari ids live under ALE/ in gymnasium
+    atari = task not in gymnasium.registry  # Atari ids live under ALE/ in gymnasium
+
+    def make_one() -> Any:
+        if not atari:
+            return gymnasium.make(task, **extra)
         import ale_py
 
         gymnasium.register_envs(ale_py)
-        gym_id = f"ALE/{task}"
-
-    def make_one() -> Any:
-        return gymnasium.make(gym_id, **extra)
+        env = gymnasium.make(f"ALE/{task}", frameskip=1, repeat_action_probability=0.0, **extra)
+        env = gymnasium.wrappers.AtariPreprocessing(env, noop_max=30, frame_skip=4,
+                                                    screen_size=84, terminal_on_life_loss=False,
+                                                    grayscale_obs=True)
+        return gymnasium.wrappers.FrameStackObservation(env, 4)
 
     if vector:
         env = gymnasium.vector.AsyncVectorEnv([make_one] * num_envs)
@@ -101,6 +108,24 @@ def _gymnasium_runner(task: str, num_envs: int, vector: bool,
     return run_loop, close
 
 
+def _ale_vector_runner(task: str, num_envs: int, batch: int,
+                       threads: int) -> tuple[Callable[[int], int], Callable[[], None]]:
+    from ale_py.vector_env import AtariVectorEnv
+
+    game = "".join("_" + c.lower() if c.isupper() else c for c in task.split("-")[0]).lstrip("_")
+    env = AtariVectorEnv(game=game, num_envs=num_envs, batch_size=batch, num_threads=threads,
+                         reward_clipping=False)
+    env.reset(seed=0)
+    actions = _actions(env.single_action_space, batch, np.random.default_rng(0))
+
+    def run(calls: int) -> int:
+        for _ in range(calls):
+            env.send(actions)
+            env.recv()
+        return calls * batch
+    return run, env.close
+
+
 def make_runner(system: str, task: str, setting: tuple[int, int, int],
                 extra: dict[str, Any]) -> tuple[Callable[[int], int], Callable[[], None]]:
     """Builds `run(calls) -> env steps` and `close()` for one system and setting."""
@@ -117,6 +142,8 @@ def make_runner(system: str, task: str, setting: tuple[int, int, int],
         return _gymnasium_runner(task, num_envs, True, extra)
     if system == "for_loop":
         return _gymnasium_runner(task, num_envs, False, extra)
+    if system == "ale_vector":
+        return _ale_vector_runner(task, num_envs, batch, threads)
     raise ValueError(f"unknown system {system!r}; choose from {SYSTEMS}")
 
 
