@@ -1,0 +1,98 @@
+// InvertedDoublePendulum-v4 / -v5 (gymnasium/envs/mujoco/inverted_double_pendulum_v4.py, _v5.py).
+#include <cmath>
+
+#include "mujoco/mujoco_env.h"
+
+namespace envpool_core::mujoco {
+
+namespace {
+
+enum V5Info { kRewardSurvive, kDistancePenalty, kVelocityPenalty, kV5NumInfo };
+
+class InvertedDoublePendulumEnv : public MujocoEnv {
+ public:
+  InvertedDoublePendulumEnv(const EnvSpec& spec, std::uint64_t seed,
+                            std::shared_ptr<const mjModel> model, bool v5)
+      : MujocoEnv(spec, seed, std::move(model), v5),
+        v5_(v5),
+        healthy_reward_(v5 ? spec.config.GetFloat("healthy_reward") : 10.0),
+        reset_noise_scale_(v5 ? spec.config.GetFloat("reset_noise_scale") : 0.1) {}
+
+  bool Reset(OutputRow& row) override {
+    ResetData();
+    double s = reset_noise_scale_;
+    for (int i = 0; i < model_->nq; ++i) qpos_[i] = model_->qpos0[i] + Uniform(-s, s);
+    for (int i = 0; i < model_->nv; ++i) qvel_[i] = StandardNormal() * s;
+    SetState(qpos_.data(), qvel_.data());
+    WriteObs(row);
+    if (v5_) ZeroInfos(row, kV5NumInfo);
+    WriteResetState(row);
+    return true;
+  }
+
+  void Step(const void* action_ptr, OutputRow& row) override {
+    DoSimulation(static_cast<const double*>(action_ptr));
+    double x = data_->site_xpos[0], y = data_->site_xpos[2];
+    WriteObs(row);
+    bool terminated = y <= 1;
+    double dist_penalty = 0.01 * (x * x) + (y - 2) * (y - 2);
+    double v1 = data_->qvel[1], v2 = data_->qvel[2];
+    double vel_penalty = 0.001 * (v1 * v1) + 0.005 * (v2 * v2);
+    double alive_bonus = v5_ ? (terminated ? 0.0 : healthy_reward_) : 10.0;
+    row.reward = static_cast<float>(alive_bonus - dist_penalty - vel_penalty);
+    row.terminated = terminated;
+    if (v5_) {
+      SetInfo(row, kRewardSurvive, alive_bonus);
+      SetInfo(row, kDistancePenalty, -dist_penalty);
+      SetInfo(row, kVelocityPenalty, -vel_penalty);
+    }
+    WriteResetState(row);
+  }
+
+ private:
+  void WriteObs(OutputRow& row) const {
+    double* obs = row.Obs<double>();
+    *obs++ = data_->qpos[0];
+    for (int i = 1; i < model_->nq; ++i) *obs++ = std::sin(data_->qpos[i]);
+    for (int i = 1; i < model_->nq; ++i) *obs++ = std::cos(data_->qpos[i]);
+    for (int i = 0; i < model_->nv; ++i) *obs++ = Clip(data_->qvel[i], -10.0, 10.0);
+    for (int i = 0; i < (v5_ ? 1 : model_->nv); ++i) {
+      *obs++ = Clip(data_->qfrc_constraint[i], -10.0, 10.0);
+    }
+  }
+
+  bool v5_;
+  double healthy_reward_;
+  double reset_noise_scale_;
+};
+
+}  // namespace
+
+void RegisterInvertedDoublePendulum(TaskRegistry& registry, const std::string& asset_dir) {
+  for (bool v5 : {false, true}) {
+    MujocoTaskDef def;
+    def.id = v5 ? "InvertedDoublePendulum-v5" : "InvertedDoublePendulum-v4";
+    def.max_episode_steps = 1000;
+    def.xml_file = "inverted_double_pendulum.xml";
+    def.xml_option = v5;
+    def.frame_skip = 5;
+    def.frame_skip_option = v5;
+    if (v5) {
+      def.options = {
+          OptionDef::Float("healthy_reward", 10.0, "reward per step while the tip is above y=1"),
+          ResetNoiseScaleOption(0.1),
+      };
+    }
+    def.make_spec = [v5](const Config&, const mjModel& m, EnvSpec* spec) {
+      spec->obs.push_back(ObsSpec(1 + 2 * (m.nq - 1) + m.nv + (v5 ? 1 : m.nv)));
+      if (v5) AddScalarInfos(spec, {"reward_survive", "distance_penalty", "velocity_penalty"});
+    };
+    def.make_env = [v5](const EnvSpec& spec, std::uint64_t seed,
+                        std::shared_ptr<const mjModel> model) -> std::unique_ptr<Env> {
+      return std::make_unique<InvertedDoublePendulumEnv>(spec, seed, std::move(model), v5);
+    };
+    AddMujocoTask(registry, asset_dir, std::move(def));
+  }
+}
+
+}  // namespace envpool_core::mujoco

@@ -1,0 +1,154 @@
+#include "mujoco/mujoco_env.h"
+
+#include <stdexcept>
+#include <utility>
+
+#include "mujoco/model_cache.h"
+
+namespace envpool_core::mujoco {
+
+MujocoEnv::MujocoEnv(const EnvSpec& spec, std::uint64_t seed,
+                     std::shared_ptr<const mjModel> model, bool post_constraint)
+    : model_ref_(std::move(model)),
+      model_(model_ref_.get()),
+      data_(mj_makeData(model_)),
+      rng_(seed),
+      frame_skip_(static_cast<int>(spec.config.GetInt("frame_skip"))),
+      dt_(model_->opt.timestep * frame_skip_),
+      qpos_(static_cast<std::size_t>(model_->nq)),
+      qvel_(static_cast<std::size_t>(model_->nv)),
+      post_constraint_(post_constraint) {
+  if (data_ == nullptr) throw std::runtime_error("mj_makeData failed (out of memory?)");
+  if (spec.config.GetBool("reset_state_in_info")) {
+    reset_state_info_ = static_cast<int>(spec.info.size()) - 2;
+    qpos0_.resize(static_cast<std::size_t>(model_->nq));
+    qvel0_.resize(static_cast<std::size_t>(model_->nv));
+  }
+}
+
+MujocoEnv::~MujocoEnv() { mj_deleteData(data_); }
+
+void MujocoEnv::SetState(const mjtNum* qpos, const mjtNum* qvel) {
+  mju_copy(data_->qpos, qpos, model_->nq);
+  mju_copy(data_->qvel, qvel, model_->nv);
+  mj_forward(model_, data_);
+  if (reset_state_info_ >= 0) {
+    mju_copy(qpos0_.data(), qpos, model_->nq);
+    mju_copy(qvel0_.data(), qvel, model_->nv);
+  }
+}
+
+void MujocoEnv::DoSimulation(const double* action) {
+  mju_copy(data_->ctrl, action, model_->nu);
+  for (int i = 0; i < frame_skip_; ++i) mj_step(model_, data_);
+  // As of MuJoCo 2.0, force-related quantities (cacc, cfrc_ext) are only
+  // computed on demand.
+  if (post_constraint_) mj_rnePostConstraint(model_, data_);
+}
+
+void MujocoEnv::WriteResetState(OutputRow& row) const {
+  if (reset_state_info_ < 0) return;
+  mju_copy(row.Info<double>(reset_state_info_), qpos0_.data(), model_->nq);
+  mju_copy(row.Info<double>(reset_state_info_ + 1), qvel0_.data(), model_->nv);
+}
+
+int WriteHumanoidObs(const mjModel& m, const mjData* d, double* obs, bool exclude_xy, bool cinert,
+                     bool cvel, bool qfrc, bool cfrc, bool v5) {
+  int n = 0;
+  auto put = [&](const mjtNum* src, int begin, int end) {
+    if (obs != nullptr && d != nullptr) {
+      for (int i = begin; i < end; ++i) obs[n++] = src[i];
+    } else {
+      n += end - begin;
+    }
+  };
+  int body0 = v5 ? 1 : 0;
+  put(d == nullptr ? nullptr : d->qpos, exclude_xy ? 2 : 0, m.nq);
+  put(d == nullptr ? nullptr : d->qvel, 0, m.nv);
+  if (cinert) put(d == nullptr ? nullptr : d->cinert, 10 * body0, 10 * m.nbody);
+  if (cvel) put(d == nullptr ? nullptr : d->cvel, 6 * body0, 6 * m.nbody);
+  if (qfrc) put(d == nullptr ? nullptr : d->qfrc_actuator, v5 ? 6 : 0, m.nv);
+  if (cfrc) put(d == nullptr ? nullptr : d->cfrc_ext, 6 * body0, 6 * m.nbody);
+  return n;
+}
+
+OptionDef XmlFileOption(const std::string& default_file) {
+  return OptionDef::String("xml_file", default_file,
+                           "MuJoCo model: a file in gymnasium's assets dir, or a path "
+                           "starting with '/', '.' or '~'");
+}
+
+OptionDef FrameSkipOption(int default_skip) {
+  return OptionDef::Int("frame_skip", default_skip, "MuJoCo steps per env step", 1, 1 << 20);
+}
+
+OptionDef ResetNoiseScaleOption(double default_scale) {
+  return OptionDef::Float("reset_noise_scale", default_scale,
+                          "scale of the random perturbation of the initial qpos/qvel", 0.0);
+}
+
+OptionDef ExcludePositionsOption(int num_excluded) {
+  return OptionDef::Bool("exclude_current_positions_from_observation", true,
+                         "leave the first " + std::to_string(num_excluded) +
+                             " qpos entries (the x" + (num_excluded == 2 ? "/y" : "") +
+                             " position) out of the observation");
+}
+
+OptionDef TerminateWhenUnhealthyOption() {
+  return OptionDef::Bool("terminate_when_unhealthy", true,
+                         "end the episode when the robot becomes unhealthy");
+}
+
+ArraySpec ObsSpec(int size) { return MakeArraySpec<double>("obs", {size}); }
+
+void AddScalarInfos(EnvSpec* spec, std::initializer_list<const char*> names) {
+  for (const char* name : names) spec->info.push_back(MakeArraySpec<double>(name, {}));
+}
+
+void AddMujocoTask(TaskRegistry& registry, const std::string& asset_dir, MujocoTaskDef def) {
+  TaskDef task;
+  task.id = def.id;
+  task.options.push_back(OptionDef::Int("max_episode_steps", def.max_episode_steps,
+                                        "steps before truncation", 1));
+  if (def.xml_option) {
+    task.options.push_back(XmlFileOption(def.xml_file));
+  } else {
+    task.fixed.Set("xml_file", def.xml_file);
+  }
+  if (def.frame_skip_option) {
+    task.options.push_back(FrameSkipOption(def.frame_skip));
+  } else {
+    task.fixed.Set("frame_skip", std::int64_t{def.frame_skip});
+  }
+  for (auto& o : def.options) task.options.push_back(std::move(o));
+  task.options.push_back(OptionDef::Bool(
+      "reset_state_in_info", false,
+      "add info 'qpos0'/'qvel0': the qpos/qvel the current episode started from (after the "
+      "reset noise), e.g. to copy into gymnasium with env.unwrapped.set_state(qpos0, qvel0)"));
+
+  auto make_spec = std::move(def.make_spec);
+  task.make_spec = [asset_dir, make_spec](const Config& config) {
+    auto model = LoadModel(ResolveXmlPath(asset_dir, config.GetString("xml_file")));
+    EnvSpec spec;
+    make_spec(config, *model, &spec);
+    std::vector<double> low, high;
+    for (int i = 0; i < model->nu; ++i) {
+      low.push_back(model->actuator_ctrlrange[2 * i]);
+      high.push_back(model->actuator_ctrlrange[2 * i + 1]);
+    }
+    spec.action = MakeArraySpec<double>("action", {static_cast<int>(model->nu)}, std::move(low), std::move(high));
+    if (config.GetBool("reset_state_in_info")) {
+      spec.info.push_back(MakeArraySpec<double>("qpos0", {static_cast<int>(model->nq)}));
+      spec.info.push_back(MakeArraySpec<double>("qvel0", {static_cast<int>(model->nv)}));
+    }
+    return spec;
+  };
+  auto make_env = std::move(def.make_env);
+  task.make_env = [asset_dir, make_env](const EnvSpec& spec, int, std::uint64_t seed) {
+    return make_env(spec, seed,
+                    LoadModel(ResolveXmlPath(asset_dir, spec.config.GetString("xml_file"))));
+  };
+  registry.Add(std::move(task));
+}
+
+}  // namespace envpool_core::mujoco
