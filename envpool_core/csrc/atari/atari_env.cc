@@ -1,0 +1,267 @@
+#include "atari/atari_env.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+#include "ale/ale_interface.hpp"
+#include "ale/emucore/MD5.hxx"
+#include "ale/games/RomSettings.hpp"
+#include "ale/games/Roms.hpp"
+
+namespace envpool_core::atari {
+
+namespace {
+
+std::string RomError(const Config& config, const std::string& what) {
+  return config.GetString("task_id") + ": " + what +
+         " (the ROMs come from the installed ale-py package; reinstall ale-py==0.12.1)";
+}
+
+}  // namespace
+
+std::vector<OptionDef> AtariOptions() {
+  return {
+      OptionDef::Int("max_episode_steps", 27000,
+                     "agent steps before truncation (27000 x frame_skip 4 = 108000 frames)", 1),
+      OptionDef::Int("img_height", 84, "observation height (downscaled from 210)", 1, kScreenHeight),
+      OptionDef::Int("img_width", 84, "observation width (downscaled from 160)", 1, kScreenWidth),
+      OptionDef::Int("stack_num", 4, "frames stacked in an observation", 1, 256),
+      OptionDef::Bool("gray_scale", true,
+                      "grayscale frames (1 channel each); False: RGB (3 channels each)"),
+      OptionDef::Int("frame_skip", 4, "emulator frames per agent step (action repeat)", 1, 1000),
+      OptionDef::Int("noop_max", 30,
+                     "reset performs 1..noop_max no-op frames (one fewer with FIRE); 0: none", 0,
+                     100000),
+      OptionDef::Bool("episodic_life", false,
+                      "a life loss ends the episode; the game restarts only at game over"),
+      OptionDef::Bool("zero_discount_on_life_loss", false, "discount 0 on a step that loses a life"),
+      OptionDef::Bool("reward_clip", false,
+                      "reward is the sign of the game reward (info['reward'] stays unclipped)"),
+      OptionDef::Float("repeat_action_probability", 0.0,
+                       "sticky actions: chance that the emulator repeats the previous action "
+                       "on a frame",
+                       0.0, 1.0),
+      OptionDef::Bool("use_fire_reset", true, "press FIRE on reset when the game has FIRE"),
+      OptionDef::Bool("full_action_space", false,
+                      "all 18 actions instead of the game's minimal action set"),
+      OptionDef::Bool("use_inter_area_resize", true,
+                      "area resize (as cv2.INTER_AREA); False: bilinear (cv2.INTER_LINEAR)"),
+  };
+}
+
+EnvSpec AtariEnv::MakeSpec(const Config& config) {
+  namespace fs = std::filesystem;
+  const std::string& rom_path = config.GetString("rom_path");
+  std::error_code ec;
+  if (!fs::is_regular_file(rom_path, ec)) {
+    throw std::invalid_argument(RomError(config, "ROM file " + rom_path + " not found"));
+  }
+  std::ifstream in(rom_path, std::ios::binary);
+  std::vector<std::uint8_t> rom((std::istreambuf_iterator<char>(in)),
+                                std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) {
+    throw std::invalid_argument(RomError(config, "cannot read ROM file " + rom_path));
+  }
+  std::string md5 = ale::stella::MD5(rom.data(), static_cast<std::uint32_t>(rom.size()));
+  std::unique_ptr<ale::RomSettings> settings(ale::buildRomRLWrapper(rom_path, md5));
+  if (!settings) {
+    throw std::invalid_argument(
+        RomError(config, "ROM file " + rom_path + " (MD5 " + md5 + ") is not a game ALE supports"));
+  }
+  if (settings->md5() != md5) {
+    throw std::invalid_argument(RomError(config, "ROM file " + rom_path + " has MD5 " + md5 +
+                                                     ", expected " + settings->md5()));
+  }
+  std::size_t num_actions = config.GetBool("full_action_space")
+                                ? settings->getAllActions().size()
+                                : settings->getMinimalActionSet().size();
+
+  int stack = static_cast<int>(config.GetInt("stack_num"));
+  int channels = config.GetBool("gray_scale") ? 1 : 3;
+  int h = static_cast<int>(config.GetInt("img_height"));
+  int w = static_cast<int>(config.GetInt("img_width"));
+  EnvSpec spec;
+  spec.obs.push_back(MakeArraySpec<std::uint8_t>("obs", {stack * channels, h, w}, {0.0}, {255.0}));
+  spec.info.push_back(MakeArraySpec<std::int32_t>("lives", {}));
+  spec.info.push_back(MakeArraySpec<float>("reward", {}));
+  spec.info.push_back(MakeArraySpec<bool>("terminated", {}));
+  spec.action = DiscreteActionSpec(static_cast<int>(num_actions));
+  spec.render_shape = {kScreenHeight, kScreenWidth};
+  return spec;
+}
+
+AtariEnv::AtariEnv(const EnvSpec& spec, std::uint64_t seed)
+    : ale_(std::make_unique<ale::ALEInterface>()),
+      rng_(seed),
+      frame_skip_(static_cast<int>(spec.config.GetInt("frame_skip"))),
+      noop_max_(static_cast<int>(spec.config.GetInt("noop_max"))),
+      stack_num_(static_cast<int>(spec.config.GetInt("stack_num"))),
+      height_(static_cast<int>(spec.config.GetInt("img_height"))),
+      width_(static_cast<int>(spec.config.GetInt("img_width"))),
+      channels_(spec.config.GetBool("gray_scale") ? 1 : 3),
+      max_episode_steps_(static_cast<int>(spec.config.GetInt("max_episode_steps"))),
+      episodic_life_(spec.config.GetBool("episodic_life")),
+      zero_discount_on_life_loss_(spec.config.GetBool("zero_discount_on_life_loss")),
+      reward_clip_(spec.config.GetBool("reward_clip")),
+      fire_reset_(false),
+      area_resize_(spec.config.GetBool("use_inter_area_resize")),
+      raw_size_(static_cast<std::size_t>(kScreenHeight * kScreenWidth * channels_)),
+      frame_size_(static_cast<std::size_t>(channels_ * height_ * width_)),
+      area_(kScreenHeight, kScreenWidth, height_, width_),
+      linear_(kScreenHeight, kScreenWidth, height_, width_) {
+  ale_->setFloat("repeat_action_probability",
+                 static_cast<float>(spec.config.GetFloat("repeat_action_probability")));
+  // ALE wants a non-negative int; its RNG drives the sticky actions.
+  ale_->setInt("random_seed", static_cast<int>(seed % 2147483648ULL));
+  ale_->loadROM(spec.config.GetString("rom_path"));
+  const ale::ALEScreen& screen = ale_->getScreen();
+  if (screen.height() != kScreenHeight || screen.width() != kScreenWidth) {
+    throw std::runtime_error("unexpected Atari screen size " + std::to_string(screen.height()) +
+                             "x" + std::to_string(screen.width()));
+  }
+  ale::ActionVect actions = spec.config.GetBool("full_action_space")
+                                ? ale_->getLegalActionSet()
+                                : ale_->getMinimalActionSet();
+  for (ale::Action a : actions) {
+    action_set_.push_back(static_cast<int>(a));
+    if (a == ale::PLAYER_A_FIRE) fire_reset_ = spec.config.GetBool("use_fire_reset");
+  }
+  for (auto& r : raw_) r.assign(raw_size_, 0);
+  frames_.assign(frame_size_ * static_cast<std::size_t>(stack_num_), 0);
+}
+
+AtariEnv::~AtariEnv() = default;
+
+void AtariEnv::Capture(std::uint8_t* raw) {
+  ale::pixel_t* screen = ale_->getScreen().getArray();
+  auto& palette = ale_->theOSystem->colourPalette();
+  constexpr std::size_t kPixels = kScreenHeight * kScreenWidth;
+  if (channels_ == 1) {
+    palette.applyPaletteGrayscale(raw, screen, kPixels);
+  } else {
+    palette.applyPaletteRGB(raw, screen, kPixels);
+  }
+}
+
+void AtariEnv::PushFrame(const std::uint8_t* raw, bool fill) {
+  newest_ = (newest_ + 1) % stack_num_;
+  std::uint8_t* dst = frames_.data() + frame_size_ * static_cast<std::size_t>(newest_);
+  const std::size_t plane = static_cast<std::size_t>(height_) * static_cast<std::size_t>(width_);
+  if (height_ == kScreenHeight && width_ == kScreenWidth) {
+    if (channels_ == 1) {
+      std::memcpy(dst, raw, plane);
+    } else {
+      for (std::size_t i = 0; i < plane; ++i) {
+        for (std::size_t c = 0; c < 3; ++c) dst[c * plane + i] = raw[3 * i + c];
+      }
+    }
+  } else {
+    for (int c = 0; c < channels_; ++c) {
+      std::uint8_t* out = dst + static_cast<std::size_t>(c) * plane;
+      if (area_resize_) {
+        area_.Resize(raw, channels_, c, out);
+      } else {
+        linear_.Resize(raw, channels_, c, out);
+      }
+    }
+  }
+  if (fill) {
+    for (int i = 0; i < stack_num_; ++i) {
+      if (i == newest_) continue;
+      std::memcpy(frames_.data() + frame_size_ * static_cast<std::size_t>(i), dst, frame_size_);
+    }
+  }
+}
+
+void AtariEnv::WriteOutput(OutputRow& row, float info_reward) {
+  // Oldest frame first: ring slots newest+1 .. end, then 0 .. newest.
+  auto* obs = row.Obs<std::uint8_t>();
+  std::size_t oldest = static_cast<std::size_t>((newest_ + 1) % stack_num_);
+  std::size_t tail = (static_cast<std::size_t>(stack_num_) - oldest) * frame_size_;
+  std::memcpy(obs, frames_.data() + oldest * frame_size_, tail);
+  if (oldest != 0) std::memcpy(obs + tail, frames_.data(), oldest * frame_size_);
+  *row.Info<std::int32_t>(0) = lives_;
+  *row.Info<float>(1) = info_reward;
+  *row.Info<bool>(2) = ale_->game_over();
+}
+
+bool AtariEnv::Reset(OutputRow& row) {
+  bool restart = !continue_game_ || ale_->game_over() || episode_steps_ >= max_episode_steps_;
+  continue_game_ = false;
+  if (restart) ale_->reset_game();
+  // 1..noop_max no-ops (the modulo's bias is below 2^-40), one fewer with FIRE.
+  int noops = 0;
+  if (noop_max_ > 0) noops = 1 + static_cast<int>(rng_() % static_cast<std::uint64_t>(noop_max_));
+  if (fire_reset_) noops = std::max(0, noops - 1);
+  for (int i = 0; i < noops; ++i) {
+    ale_->act(ale::PLAYER_A_NOOP);
+    if (ale_->game_over()) {
+      ale_->reset_game();
+      restart = true;
+    }
+  }
+  if (fire_reset_) {
+    ale_->act(ale::PLAYER_A_FIRE);
+    if (ale_->game_over()) {
+      ale_->reset_game();
+      restart = true;
+    }
+  }
+  if (restart) episode_steps_ = 0;
+  Capture(raw_[0].data());
+  std::fill(raw_[1].begin(), raw_[1].end(), std::uint8_t{0});
+  PushFrame(raw_[0].data(), restart);
+  lives_ = ale_->lives();
+  row.reward = 0.0F;
+  WriteOutput(row, 0.0F);
+  return restart;
+}
+
+void AtariEnv::Step(const void* action, OutputRow& row) {
+  auto index = static_cast<std::size_t>(*static_cast<const std::int32_t*>(action));
+  auto a = static_cast<ale::Action>(action_set_[index]);  // range checked by the bindings
+  ale::reward_t reward = 0;
+  bool game_over = false;
+  // Gymnasium's AtariPreprocessing (and EnvPool) keep two screen buffers across
+  // steps: the second-to-last frame of a step goes to raw_[1], the last to
+  // raw_[0], and raw_[0] becomes their max. A game that ends mid frame-skip
+  // captures nothing more, so its final observation pools the buffers as they
+  // were; we reproduce that exactly rather than show the true last frame.
+  for (int f = 0; f < frame_skip_; ++f) {
+    reward += ale_->act(a);
+    game_over = ale_->game_over();
+    if (game_over) break;
+    if (f == frame_skip_ - 2) {
+      Capture(raw_[1].data());
+    } else if (f == frame_skip_ - 1) {
+      Capture(raw_[0].data());
+    }
+  }
+  if (frame_skip_ > 1) MaxPool(raw_[0].data(), raw_[1].data(), raw_[0].data(), raw_size_);
+  PushFrame(raw_[0].data(), false);
+  ++episode_steps_;
+
+  int lives = ale_->lives();
+  bool life_lost = lives < lives_;
+  // As EnvPool (and baselines' EpisodicLifeEnv): only while lives remain, so
+  // games that hover at 0 lives end on the real game over.
+  bool life_episode_end = episodic_life_ && life_lost && lives > 0 && !game_over;
+  row.terminated = game_over || life_episode_end;
+  continue_game_ = life_episode_end;
+  if (zero_discount_on_life_loss_ && life_lost) row.discount = 0.0F;
+  auto info_reward = static_cast<float>(reward);
+  row.reward = reward_clip_ ? static_cast<float>((reward > 0) - (reward < 0)) : info_reward;
+  lives_ = lives;
+  WriteOutput(row, info_reward);
+}
+
+void AtariEnv::Render(std::uint8_t* rgb) {
+  ale_->theOSystem->colourPalette().applyPaletteRGB(rgb, ale_->getScreen().getArray(),
+                                                    kScreenHeight * kScreenWidth);
+}
+
+}  // namespace envpool_core::atari

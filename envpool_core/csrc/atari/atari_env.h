@@ -1,0 +1,81 @@
+// Atari 2600 games through ALE, with EnvPool's preprocessing: frame skip,
+// max-pool of the last two frames, grayscale, resize, frame stack, no-op and
+// FIRE starts, episodic life, reward clipping and sticky actions.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "atari/image_ops.h"
+#include "core/env.h"
+#include "core/task_registry.h"
+
+namespace ale {
+class ALEInterface;
+}
+
+namespace envpool_core::atari {
+
+constexpr int kScreenHeight = 210;
+constexpr int kScreenWidth = 160;
+
+// The options of every Atari task, with EnvPool's defaults.
+std::vector<OptionDef> AtariOptions();
+
+class AtariEnv : public Env {
+ public:
+  AtariEnv(const EnvSpec& spec, std::uint64_t seed);
+  ~AtariEnv() override;
+
+  bool Reset(OutputRow& row) override;
+  void Step(const void* action, OutputRow& row) override;
+  void Render(std::uint8_t* rgb) override;
+
+  // Checks the ROM (exists, readable, known to ALE) and builds the spec.
+  static EnvSpec MakeSpec(const Config& config);
+
+ private:
+  // Writes the current screen (grayscale, or interleaved RGB) into `raw`.
+  void Capture(std::uint8_t* raw);
+  // Resizes `raw` into the newest slot of the frame ring; `fill` copies it
+  // into every slot (the first frame of an episode).
+  void PushFrame(const std::uint8_t* raw, bool fill);
+  void WriteOutput(OutputRow& row, float info_reward);
+
+  std::unique_ptr<ale::ALEInterface> ale_;
+  std::vector<int> action_set_;  // ale::Action values
+  std::mt19937_64 rng_;          // no-op start counts
+
+  int frame_skip_;
+  int noop_max_;
+  int stack_num_;
+  int height_;
+  int width_;
+  int channels_;  // 1 (grayscale) or 3 (RGB)
+  int max_episode_steps_;
+  bool episodic_life_;
+  bool zero_discount_on_life_loss_;
+  bool reward_clip_;
+  bool fire_reset_;  // use_fire_reset and the game has FIRE
+  bool area_resize_;
+
+  int lives_ = 0;
+  int episode_steps_ = 0;  // agent steps since the last full game reset
+  // The last step ended the episode on a life loss (episodic_life) while the
+  // game goes on: the next Reset continues the game instead of restarting it.
+  bool continue_game_ = false;
+
+  std::size_t raw_size_;    // bytes of one captured screen
+  std::size_t frame_size_;  // bytes of one preprocessed frame (channels x H x W)
+  std::array<std::vector<std::uint8_t>, 2> raw_;
+  std::vector<std::uint8_t> frames_;  // ring of stack_num preprocessed frames
+  int newest_ = 0;                    // ring index of the newest frame
+  AreaResizer area_;
+  LinearResizer linear_;
+};
+
+}  // namespace envpool_core::atari

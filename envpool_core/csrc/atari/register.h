@@ -1,0 +1,17 @@
+// Atari (ALE) tasks: one <Game>-v5 task per ROM shipped with ale-py.
+#pragma once
+
+#include <string>
+
+#include "core/task_registry.h"
+
+namespace envpool_core {
+
+// Registers one task per `*.bin` ROM in `rom_dir` (ale-py's `roms/` folder),
+// named like ale-py's gymnasium ids: `pong.bin` -> `Pong-v5`,
+// `montezuma_revenge.bin` -> `MontezumaRevenge-v5`. Tasks already registered
+// are kept, so calling it twice is harmless. Throws std::invalid_argument when
+// `rom_dir` is not a readable folder.
+void RegisterAtariTasks(TaskRegistry& registry, const std::string& rom_dir);
+
+}  // namespace envpool_core
