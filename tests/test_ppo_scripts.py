@@ -18,10 +18,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-envpool = pytest.importorskip("envpool_core")
-pytest.importorskip("torch")
-pytest.importorskip("tyro")
-
 ROOT = Path(__file__).resolve().parents[1]
 ATARI = ROOT / "ppo_atari_envpool.py"
 MUJOCO = ROOT / "ppo_mujoco_envpool.py"
@@ -31,11 +27,6 @@ TAGS = {
     "losses/value_loss", "losses/policy_loss", "losses/entropy", "losses/approx_kl",
     "losses/clipfrac", "losses/explained_variance",
 }
-
-
-def needs(env_id: str):
-    return pytest.mark.skipif(env_id not in envpool.list_all_envs(),
-                              reason=f"envpool_core has no {env_id} (yet)")
 
 
 def load(path: Path):
@@ -258,7 +249,6 @@ def check_eval_run(tmp_path: Path, script: Path, ckpt: Path) -> subprocess.Compl
     return proc
 
 
-@needs("Pong-v5")
 def test_atari_sync_train_save_eval_video(tmp_path: Path) -> None:
     proc = run(ATARI, tmp_path, "--total-timesteps", "256", "--num-envs", "4", "--num-steps", "32",
                "--num-minibatches", "2", "--update-epochs", "1", "--max-episode-steps", "40",
@@ -273,7 +263,6 @@ def test_atari_sync_train_save_eval_video(tmp_path: Path) -> None:
         assert reader.get_data(0).shape == (210, 160, 3)
 
 
-@needs("Pong-v5")
 def test_atari_async_mode(tmp_path: Path) -> None:
     run(ATARI, tmp_path, "--total-timesteps", "384", "--num-envs", "6", "--async-batch-size", "2",
         "--num-steps", "32", "--num-minibatches", "2", "--update-epochs", "1",
@@ -284,7 +273,6 @@ def test_atari_async_mode(tmp_path: Path) -> None:
     assert set(values["charts/episodic_length"]) == {30.0}
 
 
-@needs("HalfCheetah-v4")
 def test_mujoco_train_save_eval(tmp_path: Path) -> None:
     proc = run(MUJOCO, tmp_path, "--total-timesteps", "512", "--num-envs", "4", "--num-steps", "64",
                "--num-minibatches", "4", "--update-epochs", "2", "--max-episode-steps", "40",
@@ -303,8 +291,7 @@ def test_mujoco_train_save_eval(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("script", "args", "message"), [
     (ATARI, ["--env-id", "Pongg-v5"], "unknown --env-id 'Pongg-v5'"),
     (ATARI, ["--env-id", "CartPole-v1"], "CartPole-v1 is not an Atari task"),
-    pytest.param(MUJOCO, ["--num-minibatches", "7"], "not divisible by --num-minibatches=7",
-                 marks=needs("HalfCheetah-v4")),
+    (MUJOCO, ["--num-minibatches", "7"], "not divisible by --num-minibatches=7"),
     pytest.param(MUJOCO, ["--track"], "pip install wandb", marks=pytest.mark.skipif(
         importlib.util.find_spec("wandb") is not None, reason="wandb is installed")),
 ])
@@ -317,7 +304,6 @@ def test_argument_errors(tmp_path: Path, script: Path, args: list, message: str)
 # --------------------------------------------------------------------------------- learning
 
 
-@needs("InvertedPendulum-v4")
 def test_mujoco_script_learns_inverted_pendulum(tmp_path: Path) -> None:
     # CleanRL's defaults, only a short budget: 16 updates of 2048 steps. The policy's mean
     # action must then balance the pole for at least half of the 1000-step episode.
