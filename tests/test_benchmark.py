@@ -45,3 +45,17 @@ def test_paper_table_tiny(tmp_path: Path) -> None:
         assert data["scaling_model"][task]["predicted_fps"]["DGX-A100"] > 0
     assert (tmp_path / "paper_table_pong.png").stat().st_size > 0
     assert (tmp_path / "paper_table_ant.png").stat().st_size > 0
+
+
+def test_training_table_tiny(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmark" / "training.py"), "--runs",
+         "ppo_mujoco_envpool:InvertedPendulum-v4:2048:--num-steps 64", "--out", str(tmp_path),
+         "--workdir", str(tmp_path / "work")],
+        capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (result,) = json.loads((tmp_path / "training.json").read_text())
+    assert result["returncode"] == 0 and result["episodes"] > 0 and result["mean_sps"] > 0
+    assert "| ppo_mujoco_envpool | InvertedPendulum-v4 | 2,048 | envpool_core |" in (
+        tmp_path / "training.md").read_text()
+    assert (tmp_path / "training.png").stat().st_size > 0

@@ -1,0 +1,148 @@
+"""Training speed and scores of the four scripts, for fixed budgets, in one table and plot.
+
+    python benchmark/training.py --runs ppo_mujoco_envpool:HalfCheetah-v4:1000000 \
+        ppo_mujoco_envpool:Hopper-v4:1000000 ppo_atari_envpool:Pong-v5:1000000
+    python benchmark/training.py --runs ppo_atari_envpool:Pong-v5:200000 --engine envpool
+
+Each run is `script:env_id:total_timesteps[:extra args separated by spaces]`. The
+script runs as a subprocess in `--workdir` (its TensorBoard logs land in
+`runs/` there); afterwards its `charts/episodic_return` and `charts/SPS`
+curves are read back. `--engine envpool` runs the same script on upstream
+EnvPool instead of envpool_core (through a one-line `envpool_core` shim on
+PYTHONPATH), so the two engines can be compared with identical learning code.
+Writes `training.json`, `training.md` and `training.png` to `--out`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def scalars(run_dir: Path, tag: str) -> list[tuple[int, float]]:
+    """(step, value) pairs of one TensorBoard tag in a run directory."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
+    acc.Reload()
+    if tag not in acc.Tags()["scalars"]:
+        return []
+    return [(e.step, e.value) for e in acc.Scalars(tag)]
+
+
+def run_one(spec: str, workdir: Path, engine: str, seed: int) -> dict[str, Any]:
+    """Runs one `script:env_id:steps[:args]` and summarises its logs."""
+    script, env_id, steps, *extra = spec.split(":", 3)
+    name = f"{script}-{env_id}-{engine}-{seed}"
+    cmd = [sys.executable, str(ROOT / f"{script}.py"), "--env-id", env_id,
+           "--total-timesteps", steps, "--seed", str(seed), "--exp-name", name,
+           *(extra[0].split() if extra else [])]
+    env = dict(os.environ)
+    if engine == "envpool":
+        shim = Path(tempfile.mkdtemp()) / "envpool_core"
+        shim.mkdir()
+        (shim / "__init__.py").write_text("from envpool import *  # noqa: F403\n")
+        env["PYTHONPATH"] = os.pathsep.join([str(shim.parent), env.get("PYTHONPATH", "")])
+    start = time.time()
+    proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True)
+    wall = time.time() - start
+    result: dict[str, Any] = {"run": spec, "engine": engine, "seed": seed, "wall_s": wall,
+                              "returncode": proc.returncode}
+    if proc.returncode != 0:
+        result["error"] = proc.stderr[-2000:]
+        return result
+    run_dir = max((workdir / "runs").glob(f"*__{name}__*"), key=lambda p: p.stat().st_mtime)
+    returns = scalars(run_dir, "charts/episodic_return")
+    sps = scalars(run_dir, "charts/SPS")
+    tail = [v for _, v in returns[-max(1, len(returns) // 10):]]
+    result.update(returns=returns, sps=sps, episodes=len(returns),
+                  final_return=statistics.mean(tail) if tail else None,
+                  mean_sps=statistics.mean(v for _, v in sps) if sps else None)
+    return result
+
+
+def markdown(results: list[dict[str, Any]]) -> str:
+    """One row per run: budget, engine, SPS, wall time, final return."""
+    lines = ["| script | env | steps | engine | seed | SPS | wall time | episodes | "
+             "final return (mean of last 10% of episodes) |", "|---|---|---:|---|---:|---:|---:|"
+             "---:|---:|"]
+    for r in results:
+        script, env_id, steps = r["run"].split(":")[:3]
+        if "error" in r:
+            lines.append(f"| {script} | {env_id} | {int(steps):,} | {r['engine']} | {r['seed']} "
+                         f"| failed | | | see JSON |")
+            continue
+        final = "n/a" if r["final_return"] is None else f"{r['final_return']:.1f}"
+        lines.append(f"| {script} | {env_id} | {int(steps):,} | {r['engine']} | {r['seed']} | "
+                     f"{r['mean_sps']:,.0f} | {r['wall_s'] / 60:.1f} min | {r['episodes']} | "
+                     f"{final} |")
+    return "\n".join(lines)
+
+
+def plot(results: list[dict[str, Any]], path: Path) -> None:
+    """Episode return against env steps, one panel per env id."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    env_ids = sorted({r["run"].split(":")[1] for r in results if r.get("returns")})
+    if not env_ids:
+        return
+    fig, axes = plt.subplots(1, len(env_ids), figsize=(5 * len(env_ids), 3.8), squeeze=False)
+    for ax, env_id in zip(axes[0], env_ids, strict=True):
+        for r in results:
+            if r["run"].split(":")[1] == env_id and r.get("returns"):
+                steps, values = zip(*r["returns"], strict=True)
+                ax.plot(steps, values, alpha=0.8,
+                        label=f"{r['run'].split(':')[0]} ({r['engine']}, seed {r['seed']})")
+        ax.set(title=env_id, xlabel="env steps", ylabel="episodic return")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main() -> None:
+    """Runs the requested trainings and writes the table, JSON and plot."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", nargs="+", required=True,
+                        help="script:env_id:total_timesteps[:extra args]")
+    parser.add_argument("--engine", choices=("envpool_core", "envpool"), nargs="+",
+                        default=["envpool_core"])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1])
+    parser.add_argument("--workdir", type=Path, default=None, help="default: a temp dir")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--name", default="training", help="output file stem")
+    args = parser.parse_args()
+
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="training_"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    results = []
+    for spec in args.runs:
+        for seed in args.seeds:
+            for engine in args.engine:
+                results.append(run_one(spec, workdir, engine, seed))
+                print(markdown(results[-1:]).splitlines()[-1], flush=True)
+    table = markdown(results)
+    (args.out / f"{args.name}.json").write_text(json.dumps(results, indent=1))
+    (args.out / f"{args.name}.md").write_text(table + "\n")
+    plot(results, args.out / f"{args.name}.png")
+    print(table)
+
+
+if __name__ == "__main__":
+    main()
