@@ -298,6 +298,8 @@ bool EnvPool::WaitForBatch(std::chrono::microseconds timeout) {
   while (!BatchReady()) {
     if (queue_.TryPop(&id)) {
       RunEnv(id);
+      // Return now and then even while there is work, so Ctrl-C stays responsive.
+      if (std::chrono::steady_clock::now() >= deadline) return BatchReady();
       continue;
     }
     for (int i = 0; i < kCallerSpins; ++i) {
