@@ -9,29 +9,23 @@ namespace {
 
 enum V5Info { kRewardSurvive, kDistancePenalty, kVelocityPenalty, kV5NumInfo };
 
-class InvertedDoublePendulumEnv : public MujocoEnv {
+class InvertedDoublePendulumEnv final : public MujocoEnv {
  public:
   InvertedDoublePendulumEnv(const EnvSpec& spec, std::uint64_t seed,
                             std::shared_ptr<const mjModel> model, bool v5)
       : MujocoEnv(spec, seed, std::move(model), v5),
-        v5_(v5),
         healthy_reward_(v5 ? spec.config.GetFloat("healthy_reward") : 10.0),
         reset_noise_scale_(v5 ? spec.config.GetFloat("reset_noise_scale") : 0.1) {}
 
-  bool Reset(OutputRow& row) override {
-    ResetData();
-    double s = reset_noise_scale_;
-    for (int i = 0; i < model_->nq; ++i) qpos_[i] = model_->qpos0[i] + Uniform(-s, s);
-    for (int i = 0; i < model_->nv; ++i) qvel_[i] = StandardNormal() * s;
-    SetState(qpos_.data(), qvel_.data());
+ private:
+  void ResetModel(OutputRow& row) override {
+    SetNoisyInitState(reset_noise_scale_, QvelNoise::kNormal);
     WriteObs(row);
     if (v5_) ZeroInfos(row, kV5NumInfo);
-    WriteResetState(row);
-    return true;
   }
 
-  void Step(const void* action_ptr, OutputRow& row) override {
-    DoSimulation(static_cast<const double*>(action_ptr));
+  void StepModel(const double* action, OutputRow& row) override {
+    DoSimulation(action);
     double x = data_->site_xpos[0], y = data_->site_xpos[2];
     WriteObs(row);
     bool terminated = y <= 1;
@@ -46,10 +40,8 @@ class InvertedDoublePendulumEnv : public MujocoEnv {
       SetInfo(row, kDistancePenalty, -dist_penalty);
       SetInfo(row, kVelocityPenalty, -vel_penalty);
     }
-    WriteResetState(row);
   }
 
- private:
   void WriteObs(OutputRow& row) const {
     double* obs = row.Obs<double>();
     *obs++ = data_->qpos[0];
@@ -61,7 +53,6 @@ class InvertedDoublePendulumEnv : public MujocoEnv {
     }
   }
 
-  bool v5_;
   double healthy_reward_;
   double reset_noise_scale_;
 };
@@ -70,16 +61,11 @@ class InvertedDoublePendulumEnv : public MujocoEnv {
 
 void RegisterInvertedDoublePendulum(TaskRegistry& registry, const std::string& asset_dir) {
   for (bool v5 : {false, true}) {
-    MujocoTaskDef def;
-    def.id = v5 ? "InvertedDoublePendulum-v5" : "InvertedDoublePendulum-v4";
-    def.max_episode_steps = 1000;
-    def.xml_file = "inverted_double_pendulum.xml";
-    def.xml_option = v5;
-    def.frame_skip = 5;
-    def.frame_skip_option = v5;
+    MujocoTaskDef def =
+        VersionedTaskDef("InvertedDoublePendulum", v5, 1000, "inverted_double_pendulum.xml", 5);
     if (v5) {
       def.options = {
-          OptionDef::Float("healthy_reward", 10.0, "reward per step while the tip is above y=1"),
+          HealthyRewardOption(10.0, "reward per step while the tip is above y=1"),
           ResetNoiseScaleOption(0.1),
       };
     }
@@ -87,10 +73,7 @@ void RegisterInvertedDoublePendulum(TaskRegistry& registry, const std::string& a
       spec->obs.push_back(ObsSpec(1 + 2 * (m.nq - 1) + m.nv + (v5 ? 1 : m.nv)));
       if (v5) AddScalarInfos(spec, {"reward_survive", "distance_penalty", "velocity_penalty"});
     };
-    def.make_env = [v5](const EnvSpec& spec, std::uint64_t seed,
-                        std::shared_ptr<const mjModel> model) -> std::unique_ptr<Env> {
-      return std::make_unique<InvertedDoublePendulumEnv>(spec, seed, std::move(model), v5);
-    };
+    def.make_env = EnvFactory<InvertedDoublePendulumEnv>(v5);
     AddMujocoTask(registry, asset_dir, std::move(def));
   }
 }

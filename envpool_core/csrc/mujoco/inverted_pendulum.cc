@@ -7,28 +7,22 @@ namespace envpool_core::mujoco {
 
 namespace {
 
-class InvertedPendulumEnv : public MujocoEnv {
+class InvertedPendulumEnv final : public MujocoEnv {
  public:
   InvertedPendulumEnv(const EnvSpec& spec, std::uint64_t seed,
                       std::shared_ptr<const mjModel> model, bool v5)
       : MujocoEnv(spec, seed, std::move(model), v5),
-        v5_(v5),
         reset_noise_scale_(v5 ? spec.config.GetFloat("reset_noise_scale") : 0.01) {}
 
-  bool Reset(OutputRow& row) override {
-    ResetData();
-    double s = reset_noise_scale_;
-    for (int i = 0; i < model_->nq; ++i) qpos_[i] = model_->qpos0[i] + Uniform(-s, s);
-    for (int i = 0; i < model_->nv; ++i) qvel_[i] = Uniform(-s, s);
-    SetState(qpos_.data(), qvel_.data());
+ private:
+  void ResetModel(OutputRow& row) override {
+    SetNoisyInitState(reset_noise_scale_, QvelNoise::kUniform);
     WriteObs(row);
     if (v5_) SetInfo(row, 0, 0.0);
-    WriteResetState(row);
-    return true;
   }
 
-  void Step(const void* action_ptr, OutputRow& row) override {
-    DoSimulation(static_cast<const double*>(action_ptr));
+  void StepModel(const double* action, OutputRow& row) override {
+    DoSimulation(action);
     WriteObs(row);
     bool finite = StateIsFinite();
     bool terminated = !finite || std::abs(data_->qpos[1]) > 0.2;
@@ -36,17 +30,10 @@ class InvertedPendulumEnv : public MujocoEnv {
     row.reward = static_cast<float>(reward);
     row.terminated = terminated;
     if (v5_) SetInfo(row, 0, reward);
-    WriteResetState(row);
   }
 
- private:
-  void WriteObs(OutputRow& row) const {
-    double* obs = row.Obs<double>();
-    for (int i = 0; i < model_->nq; ++i) *obs++ = data_->qpos[i];
-    for (int i = 0; i < model_->nv; ++i) *obs++ = data_->qvel[i];
-  }
+  void WriteObs(OutputRow& row) const { WriteStateObs(row.Obs<double>(), 0); }
 
-  bool v5_;
   double reset_noise_scale_;
 };
 
@@ -54,22 +41,13 @@ class InvertedPendulumEnv : public MujocoEnv {
 
 void RegisterInvertedPendulum(TaskRegistry& registry, const std::string& asset_dir) {
   for (bool v5 : {false, true}) {
-    MujocoTaskDef def;
-    def.id = v5 ? "InvertedPendulum-v5" : "InvertedPendulum-v4";
-    def.max_episode_steps = 1000;
-    def.xml_file = "inverted_pendulum.xml";
-    def.xml_option = v5;
-    def.frame_skip = 2;
-    def.frame_skip_option = v5;
+    MujocoTaskDef def = VersionedTaskDef("InvertedPendulum", v5, 1000, "inverted_pendulum.xml", 2);
     if (v5) def.options = {ResetNoiseScaleOption(0.01)};
     def.make_spec = [v5](const Config&, const mjModel& m, EnvSpec* spec) {
       spec->obs.push_back(ObsSpec(m.nq + m.nv));
       if (v5) AddScalarInfos(spec, {"reward_survive"});
     };
-    def.make_env = [v5](const EnvSpec& spec, std::uint64_t seed,
-                        std::shared_ptr<const mjModel> model) -> std::unique_ptr<Env> {
-      return std::make_unique<InvertedPendulumEnv>(spec, seed, std::move(model), v5);
-    };
+    def.make_env = EnvFactory<InvertedPendulumEnv>(v5);
     AddMujocoTask(registry, asset_dir, std::move(def));
   }
 }

@@ -8,8 +8,9 @@
 namespace envpool_core::mujoco {
 
 MujocoEnv::MujocoEnv(const EnvSpec& spec, std::uint64_t seed,
-                     std::shared_ptr<const mjModel> model, bool post_constraint)
-    : model_ref_(std::move(model)),
+                     std::shared_ptr<const mjModel> model, bool v5, bool v4_post_constraint)
+    : v5_(v5),
+      model_ref_(std::move(model)),
       model_(model_ref_.get()),
       data_(mj_makeData(model_)),
       rng_(seed),
@@ -17,7 +18,7 @@ MujocoEnv::MujocoEnv(const EnvSpec& spec, std::uint64_t seed,
       dt_(model_->opt.timestep * frame_skip_),
       qpos_(static_cast<std::size_t>(model_->nq)),
       qvel_(static_cast<std::size_t>(model_->nv)),
-      post_constraint_(post_constraint) {
+      post_constraint_(v5 || v4_post_constraint) {
   if (data_ == nullptr) throw std::runtime_error("mj_makeData failed (out of memory?)");
   if (spec.config.GetBool("reset_state_in_info")) {
     reset_state_info_ = static_cast<int>(spec.info.size()) - 2;
@@ -27,6 +28,18 @@ MujocoEnv::MujocoEnv(const EnvSpec& spec, std::uint64_t seed,
 }
 
 MujocoEnv::~MujocoEnv() { mj_deleteData(data_); }
+
+bool MujocoEnv::Reset(OutputRow& row) {
+  mj_resetData(model_, data_);
+  ResetModel(row);
+  WriteResetState(row);
+  return true;
+}
+
+void MujocoEnv::Step(const void* action, OutputRow& row) {
+  StepModel(static_cast<const double*>(action), row);
+  WriteResetState(row);
+}
 
 void MujocoEnv::SetState(const mjtNum* qpos, const mjtNum* qvel) {
   mju_copy(data_->qpos, qpos, model_->nq);
@@ -46,30 +59,43 @@ void MujocoEnv::DoSimulation(const double* action) {
   if (post_constraint_) mj_rnePostConstraint(model_, data_);
 }
 
+void MujocoEnv::DrawQposNoise(double scale) {
+  for (int i = 0; i < model_->nq; ++i) qpos_[i] = model_->qpos0[i] + Uniform(-scale, scale);
+}
+
+void MujocoEnv::DrawQvelNoise(double scale) {
+  for (int i = 0; i < model_->nv; ++i) qvel_[i] = Uniform(-scale, scale);
+}
+
+void MujocoEnv::SetNoisyInitState(double scale, QvelNoise qvel_noise) {
+  DrawQposNoise(scale);
+  if (qvel_noise == QvelNoise::kUniform) {
+    DrawQvelNoise(scale);
+  } else {
+    for (int i = 0; i < model_->nv; ++i) qvel_[i] = scale * StandardNormal();
+  }
+  SetState(qpos_.data(), qvel_.data());
+}
+
+double* MujocoEnv::WriteStateObs(double* obs, int qpos_begin, double qvel_limit) const {
+  for (int i = qpos_begin; i < model_->nq; ++i) *obs++ = data_->qpos[i];
+  for (int i = 0; i < model_->nv; ++i) *obs++ = Clip(data_->qvel[i], -qvel_limit, qvel_limit);
+  return obs;
+}
+
 void MujocoEnv::WriteResetState(OutputRow& row) const {
   if (reset_state_info_ < 0) return;
   mju_copy(row.Info<double>(reset_state_info_), qpos0_.data(), model_->nq);
   mju_copy(row.Info<double>(reset_state_info_ + 1), qvel0_.data(), model_->nv);
 }
 
-int WriteHumanoidObs(const mjModel& m, const mjData* d, double* obs, bool exclude_xy, bool cinert,
-                     bool cvel, bool qfrc, bool cfrc, bool v5) {
-  int n = 0;
-  auto put = [&](const mjtNum* src, int begin, int end) {
-    if (obs != nullptr && d != nullptr) {
-      for (int i = begin; i < end; ++i) obs[n++] = src[i];
-    } else {
-      n += end - begin;
-    }
-  };
-  int body0 = v5 ? 1 : 0;
-  put(d == nullptr ? nullptr : d->qpos, exclude_xy ? 2 : 0, m.nq);
-  put(d == nullptr ? nullptr : d->qvel, 0, m.nv);
-  if (cinert) put(d == nullptr ? nullptr : d->cinert, 10 * body0, 10 * m.nbody);
-  if (cvel) put(d == nullptr ? nullptr : d->cvel, 6 * body0, 6 * m.nbody);
-  if (qfrc) put(d == nullptr ? nullptr : d->qfrc_actuator, v5 ? 6 : 0, m.nv);
-  if (cfrc) put(d == nullptr ? nullptr : d->cfrc_ext, 6 * body0, 6 * m.nbody);
-  return n;
+int BodyId(const mjModel& m, const char* name, const char* task) {
+  int id = mj_name2id(&m, mjOBJ_BODY, name);
+  if (id < 0) {
+    throw std::invalid_argument(std::string(task) + " needs a body named '" + name +
+                                "' in its model");
+  }
+  return id;
 }
 
 OptionDef XmlFileOption(const std::string& default_file) {
@@ -94,6 +120,19 @@ OptionDef ExcludePositionsOption(int num_excluded) {
                              " position) out of the observation");
 }
 
+OptionDef ForwardRewardWeightOption(double default_weight, const std::string& of) {
+  return OptionDef::Float("forward_reward_weight", default_weight,
+                          "weight of the forward reward (" + of + ")");
+}
+
+OptionDef CtrlCostWeightOption(double default_weight) {
+  return OptionDef::Float("ctrl_cost_weight", default_weight, "weight of the control cost");
+}
+
+OptionDef HealthyRewardOption(double default_reward, const std::string& what) {
+  return OptionDef::Float("healthy_reward", default_reward, what);
+}
+
 OptionDef TerminateWhenUnhealthyOption() {
   return OptionDef::Bool("terminate_when_unhealthy", true,
                          "end the episode when the robot becomes unhealthy");
@@ -103,6 +142,18 @@ ArraySpec ObsSpec(int size) { return MakeArraySpec<double>("obs", {size}); }
 
 void AddScalarInfos(EnvSpec* spec, std::initializer_list<const char*> names) {
   for (const char* name : names) spec->info.push_back(MakeArraySpec<double>(name, {}));
+}
+
+MujocoTaskDef VersionedTaskDef(const std::string& family, bool v5, int max_episode_steps,
+                               std::string xml_file, int frame_skip) {
+  MujocoTaskDef def;
+  def.id = family + (v5 ? "-v5" : "-v4");
+  def.max_episode_steps = max_episode_steps;
+  def.xml_file = std::move(xml_file);
+  def.xml_option = v5;
+  def.frame_skip = frame_skip;
+  def.frame_skip_option = v5;
+  return def;
 }
 
 void AddMujocoTask(TaskRegistry& registry, const std::string& asset_dir, MujocoTaskDef def) {
@@ -136,7 +187,8 @@ void AddMujocoTask(TaskRegistry& registry, const std::string& asset_dir, MujocoT
       low.push_back(model->actuator_ctrlrange[2 * i]);
       high.push_back(model->actuator_ctrlrange[2 * i + 1]);
     }
-    spec.action = MakeArraySpec<double>("action", {static_cast<int>(model->nu)}, std::move(low), std::move(high));
+    spec.action = MakeArraySpec<double>("action", {static_cast<int>(model->nu)}, std::move(low),
+                                        std::move(high));
     if (config.GetBool("reset_state_in_info")) {
       spec.info.push_back(MakeArraySpec<double>("qpos0", {static_cast<int>(model->nq)}));
       spec.info.push_back(MakeArraySpec<double>("qvel0", {static_cast<int>(model->nv)}));

@@ -1,9 +1,11 @@
 // The base of gymnasium's MuJoCo tasks (gymnasium/envs/mujoco/mujoco_env.py),
 // and the helpers every task uses to declare its options and spec.
 //
-// A task subclass implements Reset (mj_resetData, noise, SetState, obs) and
-// Step (DoSimulation, obs, reward, termination, info). Observations are written
-// straight into the output row; nothing is allocated per step.
+// The base owns the parts of reset() and step() that every task shares
+// (mj_resetData, the start state in info); a task implements ResetModel (noise,
+// SetState, obs) and StepModel (DoSimulation, obs, reward, termination, info).
+// Observations are written straight into the output row; nothing is allocated
+// per step.
 #pragma once
 
 #include <mujoco/mujoco.h>
@@ -11,9 +13,11 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/env.h"
@@ -21,26 +25,30 @@
 
 namespace envpool_core::mujoco {
 
-// Humanoid-style observation: qpos (minus x/y when `exclude_xy`), qvel, then
-// the optional cinert, cvel, qfrc_actuator and cfrc_ext blocks. `v5` drops the
-// world body's rows and the free joint's 6 actuator-force entries, as
-// gymnasium's v5 does. Returns the size; with `d` or `obs` null it only counts.
-int WriteHumanoidObs(const mjModel& m, const mjData* d, double* obs, bool exclude_xy, bool cinert,
-                     bool cvel, bool qfrc, bool cfrc, bool v5);
-
 class MujocoEnv : public Env {
  public:
-  // `post_constraint`: call mj_rnePostConstraint after stepping, so that
-  // cacc/cfrc_int/cfrc_ext are valid (v5 always; v4 where the task reads them).
+  // `v5`: the task is gymnasium's v5 (else v4). v5 always calls
+  // mj_rnePostConstraint after stepping, so that cacc/cfrc_int/cfrc_ext are
+  // valid; v4 only where the task reads them (`v4_post_constraint`).
   MujocoEnv(const EnvSpec& spec, std::uint64_t seed, std::shared_ptr<const mjModel> model,
-            bool post_constraint);
+            bool v5, bool v4_post_constraint = false);
   ~MujocoEnv() override;
   MujocoEnv(const MujocoEnv&) = delete;
   MujocoEnv& operator=(const MujocoEnv&) = delete;
 
+  // gymnasium's reset() (mj_resetData, then the task's ResetModel) and step()
+  // (the task's StepModel). Both then write the episode's start state into
+  // info when `reset_state_in_info` is on: output rows are reused, so every
+  // row must get it, and here no task can forget it.
+  bool Reset(OutputRow& row) final;
+  void Step(const void* action, OutputRow& row) final;
+
  protected:
-  // mj_resetData: the state gymnasium's reset() starts from.
-  void ResetData() { mj_resetData(model_, data_); }
+  // The task's reset, from mj_resetData's state: SetState, first obs and infos.
+  virtual void ResetModel(OutputRow& row) = 0;
+  // The task's step: DoSimulation, obs, reward, termination and infos.
+  virtual void StepModel(const double* action, OutputRow& row) = 0;
+
   // gymnasium's set_state: writes qpos/qvel, runs mj_forward, and remembers
   // them as the episode's start state (info qpos0/qvel0 when enabled).
   void SetState(const mjtNum* qpos, const mjtNum* qvel);
@@ -53,9 +61,20 @@ class MujocoEnv : public Env {
   }
   double StandardNormal() { return std::normal_distribution<double>(0.0, 1.0)(rng_); }
 
-  // Writes the episode's start state into info (when `reset_state_in_info`).
-  // Every Reset and Step must call it, since output rows are reused.
-  void WriteResetState(OutputRow& row) const;
+  // The reset_model most tasks share: qpos = init_qpos + U(-scale, scale),
+  // then qvel = U(-scale, scale) (kUniform) or scale * N(0, 1) (kNormal),
+  // drawn in that order; then set_state.
+  enum class QvelNoise { kUniform, kNormal };
+  void SetNoisyInitState(double scale, QvelNoise qvel_noise);
+  // Its pieces, for tasks that place a target in between (Reacher, Pusher):
+  // fill the qpos_/qvel_ scratch.
+  void DrawQposNoise(double scale);  // init_qpos + U(-scale, scale)
+  void DrawQvelNoise(double scale);  // U(-scale, scale)
+
+  // The observation most tasks start with: qpos[qpos_begin:], then qvel
+  // clipped to [-qvel_limit, qvel_limit]. Returns the end of what it wrote.
+  double* WriteStateObs(double* obs, int qpos_begin,
+                        double qvel_limit = std::numeric_limits<double>::infinity()) const;
 
   static void SetInfo(OutputRow& row, int index, double value) {
     *row.Info<double>(index) = value;
@@ -80,19 +99,14 @@ class MujocoEnv : public Env {
   // np.linalg.norm of a short vector.
   static double Norm(const double* x, int n) { return std::sqrt(SquaredNorm(x, n)); }
   static double Norm2(double x, double y) { return std::sqrt(x * x + y * y); }
-
-  int HumanoidObs(double* obs, bool exclude_xy, bool cinert, bool cvel, bool qfrc, bool cfrc,
-                  bool v5) const {
-    return WriteHumanoidObs(*model_, data_, obs, exclude_xy, cinert, cvel, qfrc, cfrc, v5);
-  }
-
-  // Sum of squares of the action (gymnasium's np.sum(np.square(action))).
+  // Sum of squares (gymnasium's np.sum(np.square(x))).
   static double SquaredNorm(const double* x, int n) {
     double s = 0.0;
     for (int i = 0; i < n; ++i) s += x[i] * x[i];
     return s;
   }
 
+  const bool v5_;
   std::shared_ptr<const mjModel> model_ref_;
   const mjModel* model_;
   mjData* data_;
@@ -103,22 +117,36 @@ class MujocoEnv : public Env {
   std::vector<mjtNum> qvel_;
 
  private:
+  void WriteResetState(OutputRow& row) const;
+
   bool post_constraint_;
   int reset_state_info_ = -1;  // info index of qpos0 (qvel0 follows), -1: off
   std::vector<mjtNum> qpos0_;
   std::vector<mjtNum> qvel0_;
 };
 
+// The id of body `name` in `m`; throws std::invalid_argument naming `task`
+// when the model has no such body (a user's xml_file may lack it).
+int BodyId(const mjModel& m, const char* name, const char* task);
+
 // Option helpers with gymnasium's names.
 OptionDef XmlFileOption(const std::string& default_file);
 OptionDef FrameSkipOption(int default_skip);
 OptionDef ResetNoiseScaleOption(double default_scale);
 OptionDef ExcludePositionsOption(int num_excluded);
+OptionDef ForwardRewardWeightOption(double default_weight,
+                                    const std::string& of = "x velocity");
+OptionDef CtrlCostWeightOption(double default_weight);
+OptionDef HealthyRewardOption(double default_reward,
+                              const std::string& what = "reward per step for being healthy");
 OptionDef TerminateWhenUnhealthyOption();
 
 // Builds the pieces of a spec: one float64 obs array, scalar float64 infos.
 ArraySpec ObsSpec(int size);
 void AddScalarInfos(EnvSpec* spec, std::initializer_list<const char*> names);
+
+using MakeEnvFn = std::function<std::unique_ptr<Env>(const EnvSpec&, std::uint64_t seed,
+                                                     std::shared_ptr<const mjModel>)>;
 
 // How a task is registered. The spec and env factories get the task's model.
 struct MujocoTaskDef {
@@ -131,10 +159,23 @@ struct MujocoTaskDef {
   std::vector<OptionDef> options;
   // Fills obs and info (the action spec and reset-state infos are added after).
   std::function<void(const Config&, const mjModel&, EnvSpec*)> make_spec;
-  std::function<std::unique_ptr<Env>(const EnvSpec&, std::uint64_t seed,
-                                     std::shared_ptr<const mjModel>)>
-      make_env;
+  MakeEnvFn make_env;
 };
+
+// The definition of `family`-v4 or -v5 with gymnasium's per-version rule:
+// v5's constructor takes xml_file and frame_skip, so they are user options;
+// v4 fixes them. The task fills in the rest.
+MujocoTaskDef VersionedTaskDef(const std::string& family, bool v5, int max_episode_steps,
+                               std::string xml_file, int frame_skip);
+
+// make_env for an env class constructed as `Task(spec, seed, model, v5)`.
+template <typename Task>
+MakeEnvFn EnvFactory(bool v5) {
+  return [v5](const EnvSpec& spec, std::uint64_t seed,
+              std::shared_ptr<const mjModel> model) -> std::unique_ptr<Env> {
+    return std::make_unique<Task>(spec, seed, std::move(model), v5);
+  };
+}
 
 void AddMujocoTask(TaskRegistry& registry, const std::string& asset_dir, MujocoTaskDef def);
 

@@ -6,7 +6,7 @@
 // pusher.xml with the installed MuJoCo.
 #include <stdexcept>
 
-#include "mujoco/mujoco_env.h"
+#include "mujoco/arm_env.h"
 
 namespace envpool_core::mujoco {
 
@@ -14,27 +14,20 @@ namespace {
 
 enum Info { kRewardDist, kRewardCtrl, kRewardNear };
 
-int BodyId(const mjModel& m, const char* name) {
-  int id = mj_name2id(&m, mjOBJ_BODY, name);
-  if (id < 0) throw std::invalid_argument(std::string("Pusher needs a body named '") + name + "'");
-  return id;
-}
-
-class PusherEnv : public MujocoEnv {
+class PusherEnv final : public ArmEnv {
  public:
   PusherEnv(const EnvSpec& spec, std::uint64_t seed, std::shared_ptr<const mjModel> model, bool v5)
-      : MujocoEnv(spec, seed, std::move(model), v5),
-        v5_(v5),
+      : ArmEnv(spec, seed, std::move(model), v5),
         reward_near_weight_(v5 ? spec.config.GetFloat("reward_near_weight") : 0.5),
         reward_dist_weight_(v5 ? spec.config.GetFloat("reward_dist_weight") : 1.0),
         reward_control_weight_(v5 ? spec.config.GetFloat("reward_control_weight") : 0.1),
-        tips_arm_(BodyId(*model_, "tips_arm")),
-        object_(BodyId(*model_, "object")),
-        goal_(BodyId(*model_, "goal")) {}
+        tips_arm_(BodyId(*model_, "tips_arm", "Pusher")),
+        object_(BodyId(*model_, "object", "Pusher")),
+        goal_(BodyId(*model_, "goal", "Pusher")) {}
 
-  bool Reset(OutputRow& row) override {
-    ResetData();
-    int nq = model_->nq, nv = model_->nv;
+ private:
+  void ResetModel(OutputRow& row) override {
+    int nq = model_->nq;
     mju_copy(qpos_.data(), model_->qpos0, nq);
     double cx, cy;
     do {
@@ -45,31 +38,11 @@ class PusherEnv : public MujocoEnv {
     qpos_[nq - 3] = cy;
     qpos_[nq - 2] = 0.0;  // goal
     qpos_[nq - 1] = 0.0;
-    for (int i = 0; i < nv; ++i) qvel_[i] = Uniform(-0.005, 0.005);
-    for (int i = nv - 4; i < nv; ++i) qvel_[i] = 0.0;
-    SetState(qpos_.data(), qvel_.data());
+    SetInitStateWithTarget(4);
     WriteObs(row);
     ZeroInfos(row, v5_ ? 3 : 2);
-    WriteResetState(row);
-    return true;
   }
 
-  void Step(const void* action_ptr, OutputRow& row) override {
-    const auto* action = static_cast<const double*>(action_ptr);
-    if (v5_) {
-      DoSimulation(action);
-      WriteObs(row);
-      Rewards(action, row);
-    } else {
-      Rewards(action, row);  // v4: from the state before the step
-      DoSimulation(action);
-      WriteObs(row);
-    }
-    row.terminated = false;
-    WriteResetState(row);
-  }
-
- private:
   double Distance(int a, int b) const {
     const mjtNum* pa = data_->xpos + 3 * a;
     const mjtNum* pb = data_->xpos + 3 * b;
@@ -77,7 +50,7 @@ class PusherEnv : public MujocoEnv {
     return Norm(d, 3);
   }
 
-  void Rewards(const double* action, OutputRow& row) const {
+  void Rewards(const double* action, OutputRow& row) const override {
     double near = -Distance(object_, tips_arm_);
     double dist = -Distance(object_, goal_);
     double ctrl = -SquaredNorm(action, model_->nu);
@@ -95,7 +68,7 @@ class PusherEnv : public MujocoEnv {
     SetInfo(row, kRewardCtrl, ctrl);
   }
 
-  void WriteObs(OutputRow& row) const {
+  void WriteObs(OutputRow& row) const override {
     double* obs = row.Obs<double>();
     for (int i = 0; i < 7; ++i) *obs++ = data_->qpos[i];
     for (int i = 0; i < 7; ++i) *obs++ = data_->qvel[i];
@@ -104,7 +77,6 @@ class PusherEnv : public MujocoEnv {
     }
   }
 
-  bool v5_;
   double reward_near_weight_;
   double reward_dist_weight_;
   double reward_control_weight_;
@@ -115,13 +87,7 @@ class PusherEnv : public MujocoEnv {
 
 void RegisterPusher(TaskRegistry& registry, const std::string& asset_dir) {
   for (bool v5 : {false, true}) {
-    MujocoTaskDef def;
-    def.id = v5 ? "Pusher-v5" : "Pusher-v4";
-    def.max_episode_steps = 100;
-    def.xml_file = v5 ? "pusher_v5.xml" : "pusher.xml";
-    def.xml_option = v5;
-    def.frame_skip = 5;
-    def.frame_skip_option = v5;
+    MujocoTaskDef def = VersionedTaskDef("Pusher", v5, 100, v5 ? "pusher_v5.xml" : "pusher.xml", 5);
     if (v5) {
       def.options = {
           OptionDef::Float("reward_near_weight", 0.5,
@@ -132,7 +98,7 @@ void RegisterPusher(TaskRegistry& registry, const std::string& asset_dir) {
       };
     }
     def.make_spec = [v5](const Config&, const mjModel& m, EnvSpec* spec) {
-      for (const char* body : {"tips_arm", "object", "goal"}) BodyId(m, body);
+      for (const char* body : {"tips_arm", "object", "goal"}) BodyId(m, body, "Pusher");
       if (m.nq < 7 + 4 || m.nv < 7 + 4) {
         throw std::invalid_argument("Pusher needs 7 arm joints and 4 object/goal joints");
       }
@@ -143,10 +109,7 @@ void RegisterPusher(TaskRegistry& registry, const std::string& asset_dir) {
         AddScalarInfos(spec, {"reward_dist", "reward_ctrl"});
       }
     };
-    def.make_env = [v5](const EnvSpec& spec, std::uint64_t seed,
-                        std::shared_ptr<const mjModel> model) -> std::unique_ptr<Env> {
-      return std::make_unique<PusherEnv>(spec, seed, std::move(model), v5);
-    };
+    def.make_env = EnvFactory<PusherEnv>(v5);
     AddMujocoTask(registry, asset_dir, std::move(def));
   }
 }
