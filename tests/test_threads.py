@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import ClassVar
 
 import numpy as np
 
@@ -62,3 +63,23 @@ def test_ctrl_c_interrupts_recv() -> None:
     assert time.monotonic() - sent < 2.0, "Ctrl-C should not wait for the batch to finish"
     assert "KeyboardInterrupt" in err and "recv" in err.splitlines()[-3]
     assert proc.returncode != 0
+
+
+class _TrackedBuffer(bytearray):
+    """A buffer that records the thread its last reference dies on."""
+
+    died_on: ClassVar[list[str]] = []
+
+    def __del__(self) -> None:
+        self.died_on.append(threading.current_thread().name)
+
+
+def test_close_releases_in_flight_actions_with_the_gil() -> None:
+    env = ep.make("CartPole-v1", num_envs=8, batch_size=2, num_threads=2)
+    env.async_reset()
+    _, _, _, _, info = env.recv()
+    action = np.frombuffer(_TrackedBuffer(8), dtype=np.int32)  # two int32 actions, zeros
+    env.send(action, info["env_id"])
+    del action
+    env.close()  # the action may still be held by the engine: it must be dropped under the GIL
+    assert _TrackedBuffer.died_on == [threading.main_thread().name]

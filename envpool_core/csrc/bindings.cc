@@ -303,8 +303,11 @@ class PyEnvPool {
   }
 
   void Close() {
-    nb::gil_scoped_release release;  // workers never need the GIL; joining can take a step's time
-    pool_.Close();
+    {
+      nb::gil_scoped_release release;  // joining can take a step's time; workers need no GIL
+      pool_.StopWorkers();
+    }
+    pool_.Close();  // releases the held action arrays: needs the GIL
   }
 
   std::vector<std::string> Columns() const {

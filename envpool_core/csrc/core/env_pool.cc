@@ -362,14 +362,19 @@ void EnvPool::Render(const std::int32_t* ids, int n, std::uint8_t* out) {
   }
 }
 
-void EnvPool::Close() {
-  if (closed_) return;
-  closed_ = true;
+void EnvPool::StopWorkers() {
+  if (workers_.empty()) return;
   for (int t = 0; t < num_threads_; ++t) queue_.TryPush(kStopToken);
   work_epoch_.fetch_add(1, std::memory_order_seq_cst);
   work_epoch_.notify_all();
   for (auto& w : workers_) w.join();
   workers_.clear();
+}
+
+void EnvPool::Close() {
+  if (closed_) return;
+  closed_ = true;
+  StopWorkers();
   for (int r : active_records_) {
     ActionRecord& rec = action_records_[static_cast<std::size_t>(r)];
     if (release_action_ != nullptr && rec.owner != nullptr) release_action_(rec.owner);

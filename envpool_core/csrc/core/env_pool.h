@@ -68,7 +68,12 @@ class EnvPool {
   void ReleaseConsumedActions();
   // Renders envs that are not in flight into out (n x H x W x 3).
   void Render(const std::int32_t* ids, int n, std::uint8_t* out);
-  // Stops and joins the workers and releases all held actions. Idempotent.
+  // Stops and joins the workers; envs already queued are stepped first. Needs
+  // no lock of the caller's (the Python layer calls it without the GIL).
+  // Idempotent.
+  void StopWorkers();
+  // StopWorkers(), then releases all held actions and frees the envs and
+  // blocks (results already handed out stay valid). Idempotent.
   void Close();
 
  private:
