@@ -1,0 +1,340 @@
+"""The Cleanba-style JAX scripts, impala_atari.py and ppo_distributed.py.
+
+- V-trace and GAE against straightforward loops written from the papers' sums, on random
+  inputs with terminations and truncations.
+- End-to-end runs on tiny budgets (CartPole-v1 with the MLP torso, one tiny Breakout-v5 run
+  with the ResNet): 1 process on 1 device, 2 virtual CPU devices (actor and learner apart, and
+  2 learner devices), 2 processes on localhost through jax.distributed, async pools without
+  concurrency, checkpoint + evaluation, video, TensorBoard tags, argument errors.
+- Reproducibility: with one seed and one global configuration (8 envs, 8 steps, 2 gradient
+  shards), the per-update metrics and the final parameters are bitwise identical run to run
+  and across the splits above.
+
+The scripts run as subprocesses in temporary directories, at most two processes at a time (the
+CI machine has 2 cores); their top-level functions are imported by loading each file as a
+module (the `__main__` guard keeps the training loop from running).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = {"impala": ROOT / "impala_atari.py", "ppo": ROOT / "ppo_distributed.py"}
+# One global configuration: 8 envs x 8 steps, 2 gradient shards, 3 updates.
+TINY = ["--env-id", "CartPole-v1", "--num-steps", "8", "--total-timesteps", "192",
+        "--num-minibatches", "2", "--num-grad-shards", "2", "--seed", "3"]
+EXTRA = {"impala": [], "ppo": ["--update-epochs", "2"]}
+TWO_DEVICES = {"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
+
+
+def load(path: Path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def impala():
+    return load(SCRIPTS["impala"])
+
+
+@pytest.fixture(scope="module")
+def ppo():
+    return load(SCRIPTS["ppo"])
+
+
+# ------------------------------------------------------------- V-trace and GAE, reference loops
+
+
+def random_rollout(rng, T=9, B=6):
+    terms = rng.random((T, B)) < 0.15
+    truncs = ~terms & (rng.random((T, B)) < 0.15)
+    return dict(v_tm1=rng.normal(size=(T, B)), v_t=rng.normal(size=(T, B)),
+                rewards=rng.normal(size=(T, B)), terms=terms, truncs=truncs,
+                rhos=np.exp(rng.normal(scale=0.7, size=(T, B))))
+
+
+def vtrace_reference(v_tm1, v_t, rewards, terms, truncs, rhos, gamma, lam, rho_bar, c_bar, pg_bar):
+    """Espeholt et al. 2018, eq. (1): v_s = V(x_s) + sum_t gamma^(t-s) (prod_{i<t} c_i) rho_t
+    delta_t, the sum stopping at the episode's end; a truncated episode bootstraps from the
+    value of its final obs, a terminated one from 0."""
+    T, B = v_tm1.shape
+    vs, adv = np.zeros((T, B)), np.zeros((T, B))
+    for b in range(B):
+        for s in range(T):
+            total, weight = 0.0, 1.0
+            for t in range(s, T):
+                discount = 0.0 if terms[t, b] else gamma
+                delta = min(rho_bar, rhos[t, b]) * (rewards[t, b] + discount * v_t[t, b]
+                                                     - v_tm1[t, b])
+                total += weight * delta
+                if terms[t, b] or truncs[t, b]:
+                    break
+                weight *= gamma * lam * min(c_bar, rhos[t, b])
+            vs[s, b] = v_tm1[s, b] + total
+        for s in range(T):
+            discount = 0.0 if terms[s, b] else gamma
+            if terms[s, b] or truncs[s, b] or s == T - 1:
+                q_next = v_t[s, b]
+            else:
+                q_next = lam * vs[s + 1, b] + (1 - lam) * v_t[s, b]
+            adv[s, b] = min(pg_bar, rhos[s, b]) * (rewards[s, b] + discount * q_next - v_tm1[s, b])
+    return vs, adv
+
+
+def gae_reference(values, next_values, rewards, terms, truncs, gamma, lam):
+    """Schulman et al. 2016: A_t = sum_l (gamma lambda)^l delta_t+l within the episode."""
+    T, B = values.shape
+    adv = np.zeros((T, B))
+    for b in range(B):
+        for t in range(T):
+            total, weight = 0.0, 1.0
+            for k in range(t, T):
+                discount = 0.0 if terms[k, b] else gamma
+                total += weight * (rewards[k, b] + discount * next_values[k, b] - values[k, b])
+                if terms[k, b] or truncs[k, b]:
+                    break
+                weight *= gamma * lam
+            adv[t, b] = total
+    return adv
+
+
+def flags(r, gamma):
+    return gamma * (1.0 - r["terms"]), 1.0 - (r["terms"] | r["truncs"])
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("hyper", [(1.0, 1.0, 1.0, 1.0), (0.7, 1.3, 0.8, 1.1)])
+def test_vtrace_matches_reference_loop(impala, seed, hyper) -> None:
+    rng = np.random.default_rng(seed)
+    r = random_rollout(rng)
+    lam, rho_bar, c_bar, pg_bar = hyper
+    discounts, conts = flags(r, 0.97)
+    vs, adv = impala.vtrace(*(np.float32(x) for x in (r["v_tm1"], r["v_t"], r["rewards"],
+                                                       discounts, conts, r["rhos"])),
+                            lam, rho_bar, c_bar, pg_bar)
+    ref_vs, ref_adv = vtrace_reference(r["v_tm1"], r["v_t"], r["rewards"], r["terms"],
+                                       r["truncs"], r["rhos"], 0.97, lam, rho_bar, c_bar, pg_bar)
+    np.testing.assert_allclose(np.asarray(vs), ref_vs, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(adv), ref_adv, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("lam", [0.95, 1.0])
+def test_gae_matches_reference_loop(ppo, seed, lam) -> None:
+    rng = np.random.default_rng(seed)
+    r = random_rollout(rng)
+    discounts, conts = flags(r, 0.99)
+    adv = ppo.compute_gae(*(np.float32(x) for x in (r["v_tm1"], r["v_t"], r["rewards"],
+                                                     discounts, conts)), lam)
+    ref = gae_reference(r["v_tm1"], r["v_t"], r["rewards"], r["terms"], r["truncs"], 0.99, lam)
+    np.testing.assert_allclose(np.asarray(adv), ref, rtol=1e-5, atol=1e-5)
+
+
+def test_truncation_bootstraps_and_termination_does_not(impala, ppo) -> None:
+    # One env, 3 steps, rewards 1, V = 10 everywhere. Step 1 reaches the episode's final obs:
+    # truncated, it is worth r + gamma * V(final obs); terminated, just r. Neither trace
+    # reaches step 2, which belongs to the next episode.
+    gamma, values = 0.9, np.full((3, 1), 10.0, np.float32)
+    rewards = np.ones((3, 1), np.float32)
+    for terminated, expected in ((False, 1 + gamma * 10 - 10), (True, 1 - 10)):
+        discounts = np.full((3, 1), gamma, np.float32)
+        discounts[1] = 0.0 if terminated else gamma
+        conts = np.array([[1.0], [0.0], [1.0]], np.float32)
+        adv = np.asarray(ppo.compute_gae(values, values, rewards, discounts, conts, 0.95))
+        assert adv[1, 0] == pytest.approx(expected)
+        assert adv[0, 0] == pytest.approx(1 + gamma * 10 - 10 + gamma * 0.95 * expected)
+        vs, pg_adv = impala.vtrace(values, values, rewards, discounts, conts, np.ones_like(values))
+        assert np.asarray(vs)[1, 0] == pytest.approx(10 + expected)
+        assert np.asarray(pg_adv)[1, 0] == pytest.approx(expected)
+
+
+# ------------------------------------------------------------------------- end-to-end runs
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def jobs_for(name: str) -> dict[str, tuple[list[list[str]], dict[str, str]]]:
+    """name -> (argument lists, one per process; extra environment)."""
+    base = [*TINY, *EXTRA[name]]
+    single = [*base, "--local-num-envs", "4", "--num-actor-threads", "2",
+              "--results-file", "results.npz"]
+    port = free_port()
+    two_procs = [[*base, "--local-num-envs", "4", "--num-actor-threads", "1", "--distributed",
+                  "--coordinator-address", f"127.0.0.1:{port}", "--num-processes", "2",
+                  "--process-id", str(i)] for i in range(2)]
+    two_procs[0] += ["--results-file", "results.npz"]
+    atari = ["--env-id", "Breakout-v5", "--local-num-envs", "4", "--num-actor-threads", "1",
+             "--num-steps", "8", "--total-timesteps", "64", "--num-minibatches", "2",
+             "--channels", "2", "2", "2", "--hiddens", "16", "--save-model", "--capture-video",
+             "--eval-episodes", "1", *(["--update-epochs", "1"] if name == "ppo" else [])]
+    return {  # the longest first: the others share the second core meanwhile
+        "atari": ([atari], {}),
+        "one_device": ([single], {}),
+        "again": ([[*single, "--save-model", "--eval-episodes", "2"]], {}),
+        "actor_learner_split": ([[*single, "--actor-device-ids", "0",
+                                  "--learner-device-ids", "1"]], TWO_DEVICES),
+        "two_learners": ([[*single, "--actor-device-ids", "0",
+                           "--learner-device-ids", "0", "1"]], TWO_DEVICES),
+        "async": ([[*base, "--local-num-envs", "8", "--async-batch-size", "4",
+                    "--num-actor-threads", "1", "--no-concurrency",
+                    "--results-file", "results.npz"]], {}),
+        "two_processes": (two_procs, {}),
+    }
+
+
+def run_all(script: Path, jobs: dict, root: Path, slots: int = 2) -> dict:
+    """Runs the jobs, at most `slots` processes at a time; returns name -> (dir, [procs])."""
+    pending, running, done = list(jobs.items()), [], {}
+    while pending or running:
+        while pending and sum(len(p) for _, _, p in running) + len(pending[0][1][0]) <= slots:
+            name, (arg_lists, extra_env) = pending.pop(0)
+            cwd = root / name
+            cwd.mkdir()
+            env = {**os.environ, "OMP_NUM_THREADS": "1", **extra_env}
+            procs = []
+            for i, a in enumerate(arg_lists):
+                with open(cwd / f"out{i}.txt", "w") as out:
+                    procs.append(subprocess.Popen([sys.executable, str(script), *a], cwd=cwd,
+                                                  env=env, stdout=out, stderr=subprocess.STDOUT))
+            running.append((name, cwd, procs))
+        time.sleep(0.2)
+        for job in list(running):
+            if all(p.poll() is not None for p in job[2]):
+                running.remove(job)
+                done[job[0]] = (job[1], job[2])
+            elif any(p.poll() not in (None, 0) for p in job[2]):  # one failed: stop the rest
+                for p in job[2]:
+                    if p.poll() is None:
+                        p.kill()
+    return done
+
+
+@pytest.fixture(scope="module", params=["impala", "ppo"])
+def runs(request, tmp_path_factory):
+    name = request.param
+    root = tmp_path_factory.mktemp(name)
+    done = run_all(SCRIPTS[name], jobs_for(name), root)
+    return name, done
+
+
+def output(runs, job: str) -> str:
+    cwd, procs = runs[1][job]
+    return "\n".join((cwd / f"out{i}.txt").read_text() for i in range(len(procs)))
+
+
+def ok(runs, job: str) -> Path:
+    cwd, procs = runs[1][job]
+    codes = [p.returncode for p in procs]
+    assert codes == [0] * len(procs), f"{runs[0]} {job}: {codes}\n{output(runs, job)[-4000:]}"
+    return cwd
+
+
+def results(runs, job: str) -> dict[str, np.ndarray]:
+    with np.load(ok(runs, job) / "results.npz") as f:
+        return dict(f)
+
+
+def scalars(run_dir: Path) -> dict[str, list[float]]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(run_dir))
+    acc.Reload()
+    return {tag: [e.value for e in acc.Scalars(tag)] for tag in acc.Tags()["scalars"]}
+
+
+def test_one_device_run_logs_cleanrl_tags(runs) -> None:
+    cwd = ok(runs, "one_device")
+    text = output(runs, "one_device")
+    assert "actors on [CpuDevice(id=0)], learners on [CpuDevice(id=0)]" in text
+    (run_dir,) = (cwd / "runs").iterdir()
+    tags = scalars(run_dir)
+    for tag in ("charts/episodic_return", "charts/episodic_length", "charts/SPS",
+                "charts/learning_rate", "losses/loss", "losses/policy_loss", "losses/value_loss",
+                "losses/entropy", "stats/rollout_queue_size", "stats/params_queue_size",
+                "stats/rollout_queue_get_time", "stats/training_time", "stats/rollout_time",
+                "stats/inference_time", "stats/params_queue_get_time"):
+        assert tag in tags, f"{tag} missing from {sorted(tags)}"
+    assert len(tags["charts/SPS"]) == 3
+    r = results(runs, "one_device")
+    assert np.isfinite(r["metric/loss"]).all() and r["metric/ep_count"].sum() > 0
+    assert list(r["metric/global_step"]) == [64, 128, 192]
+
+
+@pytest.mark.parametrize("job", ["again", "actor_learner_split", "two_learners", "two_processes"])
+def test_same_global_configuration_is_bitwise_identical(runs, job) -> None:
+    reference, other = results(runs, "one_device"), results(runs, job)
+    assert sorted(reference) == sorted(other)
+    differ = [k for k in reference if not np.array_equal(reference[k], other[k])]
+    assert not differ, f"{job} differs from one_device in {differ}"
+    text = output(runs, job)
+    if job == "actor_learner_split":
+        assert "actors on [CpuDevice(id=0)], learners on [CpuDevice(id=1)]" in text
+    if job == "two_learners":
+        assert "learners on [CpuDevice(id=0), CpuDevice(id=1)]" in text
+    if job == "two_processes":
+        assert "process 0/2" in text and "process 1/2" in text
+
+
+def test_async_pools_without_concurrency_train(runs) -> None:
+    r = results(runs, "async")
+    assert list(r["metric/global_step"]) == [64, 128, 192]
+    assert np.isfinite(r["metric/loss"]).all() and r["metric/ep_count"].sum() > 0
+
+
+def test_checkpoint_evaluates(runs) -> None:
+    cwd = ok(runs, "again")
+    (model,) = (cwd / "runs").glob("*/*.cleanrl_model")
+    assert "eval_episodic_returns=" in output(runs, "again")
+    proc = subprocess.run([sys.executable, str(SCRIPTS[runs[0]]), "--eval-checkpoint", str(model),
+                           "--eval-episodes", "3"], cwd=cwd, capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("eval_episodic_returns="))
+    returns = json.loads(line.split("=")[1].split(" mean")[0])
+    assert len(returns) == 3 and all(r >= 1 for r in returns)
+
+
+def test_atari_run_with_resnet_video_and_evaluation(runs) -> None:
+    cwd = ok(runs, "atari")
+    assert list(cwd.glob("runs/*/*.cleanrl_model"))
+    videos = list(cwd.glob("videos/*-eval/*.mp4"))
+    assert videos and videos[0].stat().st_size > 1000
+    (run_dir,) = [d for d in (cwd / "runs").iterdir() if d.is_dir()]
+    assert len(scalars(run_dir)["eval/episodic_return"]) == 1
+
+
+# --------------------------------------------------------------------------- argument errors
+
+
+def test_bad_arguments_fail_clearly(tmp_path) -> None:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    cases = [
+        (SCRIPTS["ppo"], ["--track"], "pip install wandb"),
+        (SCRIPTS["ppo"], ["--env-id", "CartPole-v1", "--local-num-envs", "4",
+                          "--num-grad-shards", "3"], "must divide into --num-grad-shards 3"),
+        (SCRIPTS["impala"], ["--env-id", "CartPole-v1", "--local-num-envs", "2",
+                             "--num-actor-threads", "1", "--num-minibatches", "4"],
+         "a shard's 2 envs must divide into --num-minibatches 4"),
+    ]
+    for script, args, message in cases:
+        proc = subprocess.run([sys.executable, str(script), *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode != 0 and message in proc.stdout + proc.stderr, (
+            args, proc.stdout[-2000:], proc.stderr[-2000:])
