@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "classic/classic_task.h"
 #include "classic/py_math.h"
 #include "classic/state_info.h"
 
@@ -131,19 +132,10 @@ void AcrobotEnv::WriteObs(OutputRow& row) const {
 }
 
 void RegisterAcrobot(TaskRegistry& registry) {
-  TaskDef task;
-  task.id = "Acrobot-v1";
-  task.options = {
-      OptionDef::Int("max_episode_steps", 500, "steps before truncation", 1),
-      OptionDef::Float("torque_noise_max", 0.0,
-                       "uniform noise added to the torque, as gymnasium's attribute", 0.0),
-      StateInInfoOption(),
-  };
-  task.make_spec = AcrobotEnv::MakeSpec;
-  task.make_env = [](const EnvSpec& spec, int, std::uint64_t seed) {
-    return std::make_unique<AcrobotEnv>(spec, seed);
-  };
-  registry.Add(std::move(task));
+  AddClassicTask<AcrobotEnv>(
+      registry, "Acrobot-v1", 500,
+      {OptionDef::Float("torque_noise_max", 0.0,
+                        "uniform noise added to the torque, as gymnasium's attribute", 0.0)});
 }
 
 }  // namespace envpool_core::classic

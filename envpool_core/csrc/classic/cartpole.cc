@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "classic/classic_task.h"
 #include "classic/state_info.h"
 
 namespace envpool_core::classic {
@@ -70,19 +71,8 @@ void CartPoleEnv::WriteObs(OutputRow& row) const {
 }
 
 void RegisterCartPole(TaskRegistry& registry) {
-  for (auto [id, limit] : {std::pair{"CartPole-v0", 200}, std::pair{"CartPole-v1", 500}}) {
-    TaskDef task;
-    task.id = id;
-    task.options = {
-        OptionDef::Int("max_episode_steps", limit, "steps before truncation", 1),
-        StateInInfoOption(),
-    };
-    task.make_spec = CartPoleEnv::MakeSpec;
-    task.make_env = [](const EnvSpec& spec, int, std::uint64_t seed) {
-      return std::make_unique<CartPoleEnv>(spec, seed);
-    };
-    registry.Add(std::move(task));
-  }
+  AddClassicTask<CartPoleEnv>(registry, "CartPole-v0", 200);
+  AddClassicTask<CartPoleEnv>(registry, "CartPole-v1", 500);
 }
 
 }  // namespace envpool_core::classic

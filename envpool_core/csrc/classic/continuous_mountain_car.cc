@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "classic/classic_task.h"
 #include "classic/py_math.h"
 #include "classic/state_info.h"
 
@@ -118,18 +119,9 @@ void ContinuousMountainCarEnv::WriteObs(OutputRow& row) const {
 }
 
 void RegisterContinuousMountainCar(TaskRegistry& registry) {
-  TaskDef task;
-  task.id = "MountainCarContinuous-v0";
-  task.options = {
-      OptionDef::Int("max_episode_steps", 999, "steps before truncation", 1),
-      OptionDef::Float("goal_velocity", 0.0, "velocity the car must reach at the goal"),
-      StateInInfoOption(),
-  };
-  task.make_spec = ContinuousMountainCarEnv::MakeSpec;
-  task.make_env = [](const EnvSpec& spec, int, std::uint64_t seed) {
-    return std::make_unique<ContinuousMountainCarEnv>(spec, seed);
-  };
-  registry.Add(std::move(task));
+  AddClassicTask<ContinuousMountainCarEnv>(
+      registry, "MountainCarContinuous-v0", 999,
+      {OptionDef::Float("goal_velocity", 0.0, "velocity the car must reach at the goal")});
 }
 
 }  // namespace envpool_core::classic

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "classic/classic_task.h"
 #include "classic/state_info.h"
 
 namespace envpool_core::classic {
@@ -60,18 +61,9 @@ void MountainCarEnv::WriteObs(OutputRow& row) const {
 }
 
 void RegisterMountainCar(TaskRegistry& registry) {
-  TaskDef task;
-  task.id = "MountainCar-v0";
-  task.options = {
-      OptionDef::Int("max_episode_steps", 200, "steps before truncation", 1),
-      OptionDef::Float("goal_velocity", 0.0, "velocity the car must reach at the goal"),
-      StateInInfoOption(),
-  };
-  task.make_spec = MountainCarEnv::MakeSpec;
-  task.make_env = [](const EnvSpec& spec, int, std::uint64_t seed) {
-    return std::make_unique<MountainCarEnv>(spec, seed);
-  };
-  registry.Add(std::move(task));
+  AddClassicTask<MountainCarEnv>(
+      registry, "MountainCar-v0", 200,
+      {OptionDef::Float("goal_velocity", 0.0, "velocity the car must reach at the goal")});
 }
 
 }  // namespace envpool_core::classic

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "classic/classic_task.h"
 #include "classic/py_math.h"
 #include "classic/state_info.h"
 
@@ -72,18 +73,9 @@ void PendulumEnv::WriteObs(OutputRow& row) const {
 }
 
 void RegisterPendulum(TaskRegistry& registry) {
-  TaskDef task;
-  task.id = "Pendulum-v1";
-  task.options = {
-      OptionDef::Int("max_episode_steps", 200, "steps before truncation", 1),
-      OptionDef::Float("g", 10.0, "acceleration of gravity (m/s^2), as gymnasium's `g`"),
-      StateInInfoOption(),
-  };
-  task.make_spec = PendulumEnv::MakeSpec;
-  task.make_env = [](const EnvSpec& spec, int, std::uint64_t seed) {
-    return std::make_unique<PendulumEnv>(spec, seed);
-  };
-  registry.Add(std::move(task));
+  AddClassicTask<PendulumEnv>(
+      registry, "Pendulum-v1", 200,
+      {OptionDef::Float("g", 10.0, "acceleration of gravity (m/s^2), as gymnasium's `g`")});
 }
 
 }  // namespace envpool_core::classic
