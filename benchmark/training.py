@@ -3,6 +3,8 @@
     python benchmark/training.py --runs ppo_mujoco_envpool:HalfCheetah-v4:1000000 \
         ppo_mujoco_envpool:Hopper-v4:1000000 ppo_atari_envpool:Pong-v5:1000000
     python benchmark/training.py --runs ppo_atari_envpool:Pong-v5:200000 --engine envpool
+    python benchmark/training.py --reference-python /path/to/venv-with-gym/bin/python \
+        --runs ~/cleanrl/cleanrl/ppo_atari_envpool.py:Pong-v5:200000
 
 Each run is `script:env_id:total_timesteps[:extra args separated by spaces]`. The
 script runs as a subprocess in `--workdir` (its TensorBoard logs land in
@@ -10,6 +12,13 @@ script runs as a subprocess in `--workdir` (its TensorBoard logs land in
 curves are read back. `--engine envpool` runs the same script on upstream
 EnvPool instead of envpool_core (through a one-line `envpool_core` shim on
 PYTHONPATH), so the two engines can be compared with identical learning code.
+
+A script given as a path ending in `.py` is a reference script from another
+project (CleanRL's or Cleanba's own, from a checkout of theirs): it runs as it
+is, on upstream EnvPool, with `--reference-python` (an interpreter that also has
+their extra packages, e.g. gym 0.26). Their envpool scripts expect EnvPool 0.8's
+gym-0.23 API; `legacy_gym_api/sitecustomize.py` adapts EnvPool 1.2.5 to it
+without touching the script.
 Writes `training.json`, `training.md` and `training.png` to `--out`.
 """
 
@@ -41,15 +50,25 @@ def scalars(run_dir: Path, tag: str) -> list[tuple[int, float]]:
     return [(e.step, e.value) for e in acc.Scalars(tag)]
 
 
-def run_one(spec: str, workdir: Path, engine: str, seed: int) -> dict[str, Any]:
+def run_one(spec: str, workdir: Path, engine: str, seed: int,
+            reference_python: str) -> dict[str, Any]:
     """Runs one `script:env_id:steps[:args]` and summarises its logs."""
     script, env_id, steps, *extra = spec.split(":", 3)
-    name = f"{script}-{env_id}-{engine}-{seed}"
-    cmd = [sys.executable, str(ROOT / f"{script}.py"), "--env-id", env_id,
+    reference = script.endswith(".py")
+    if reference:
+        engine = "envpool"
+    name = f"{Path(script).stem}-{env_id}-{engine}-{seed}"
+    python, path = ((reference_python, Path(script).expanduser()) if reference
+                    else (sys.executable, ROOT / f"{script}.py"))
+    cmd = [python, str(path), "--env-id", env_id,
            "--total-timesteps", steps, "--seed", str(seed), "--exp-name", name,
            *(extra[0].split() if extra else [])]
     env = dict(os.environ)
-    if engine == "envpool":
+    if reference:
+        env["ENVPOOL_LEGACY_GYM_API"] = "1"
+        env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parent /
+                                                 "legacy_gym_api"), env.get("PYTHONPATH", "")])
+    elif engine == "envpool":
         shim = Path(tempfile.mkdtemp()) / "envpool_core"
         shim.mkdir()
         (shim / "__init__.py").write_text("from envpool import *  # noqa: F403\n")
@@ -58,12 +77,14 @@ def run_one(spec: str, workdir: Path, engine: str, seed: int) -> dict[str, Any]:
     proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True)
     wall = time.time() - start
     result: dict[str, Any] = {"run": spec, "engine": engine, "seed": seed, "wall_s": wall,
-                              "returncode": proc.returncode}
+                              "returncode": proc.returncode, "reference": reference}
     if proc.returncode != 0:
         result["error"] = proc.stderr[-2000:]
         return result
     run_dir = max((workdir / "runs").glob(f"*__{name}__*"), key=lambda p: p.stat().st_mtime)
-    returns = scalars(run_dir, "charts/episodic_return")
+    # Cleanba's scripts log only a running average of recent returns.
+    returns = (scalars(run_dir, "charts/episodic_return")
+               or scalars(run_dir, "charts/avg_episodic_return"))
     sps = scalars(run_dir, "charts/SPS")
     tail = [v for _, v in returns[-max(1, len(returns) // 10):]]
     result.update(returns=returns, sps=sps, episodes=len(returns),
@@ -79,6 +100,8 @@ def markdown(results: list[dict[str, Any]]) -> str:
              "---:|---:|"]
     for r in results:
         script, env_id, steps = r["run"].split(":")[:3]
+        if r.get("reference"):
+            script = f"{Path(script).stem} (reference)"
         if "error" in r:
             lines.append(f"| {script} | {env_id} | {int(steps):,} | {r['engine']} | {r['seed']} "
                          f"| failed | | | see JSON |")
@@ -105,8 +128,9 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
         for r in results:
             if r["run"].split(":")[1] == env_id and r.get("returns"):
                 steps, values = zip(*r["returns"], strict=True)
+                script = Path(r["run"].split(":")[0]).stem
                 ax.plot(steps, values, alpha=0.8,
-                        label=f"{r['run'].split(':')[0]} ({r['engine']}, seed {r['seed']})")
+                        label=f"{script} ({r['engine']}, seed {r['seed']})")
         ax.set(title=env_id, xlabel="env steps", ylabel="episodic return")
         ax.legend(fontsize=7)
     fig.tight_layout()
@@ -123,6 +147,8 @@ def main() -> None:
     parser.add_argument("--engine", choices=("envpool_core", "envpool"), nargs="+",
                         default=["envpool_core"])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1])
+    parser.add_argument("--reference-python", default=sys.executable,
+                        help="interpreter for reference scripts given as paths")
     parser.add_argument("--workdir", type=Path, default=None, help="default: a temp dir")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--name", default="training", help="output file stem")
@@ -134,8 +160,10 @@ def main() -> None:
     results = []
     for spec in args.runs:
         for seed in args.seeds:
-            for engine in args.engine:
-                results.append(run_one(spec, workdir, engine, seed))
+            # A reference script always runs on upstream EnvPool, so once.
+            engines = args.engine[:1] if spec.split(":")[0].endswith(".py") else args.engine
+            for engine in engines:
+                results.append(run_one(spec, workdir, engine, seed, args.reference_python))
                 print(markdown(results[-1:]).splitlines()[-1], flush=True)
     table = markdown(results)
     (args.out / f"{args.name}.json").write_text(json.dumps(results, indent=1))

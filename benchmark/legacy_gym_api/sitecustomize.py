@@ -1,0 +1,66 @@
+"""Lets CleanRL's and Cleanba's own envpool scripts run on EnvPool 1.2.5, unmodified.
+
+Those scripts were written for EnvPool 0.6-0.8 with gym 0.23: `reset()` returns only the
+observation and `step()`/`recv()` return `(obs, reward, done, info)`, with gym spaces.
+EnvPool 1.2.5 returns the gymnasium-style `(obs, info)` and 5-tuples. `benchmark/training.py`
+puts this folder on PYTHONPATH and sets ENVPOOL_LEGACY_GYM_API=1 for reference-script runs;
+Python then imports this module at start-up and wraps `envpool.make(..., env_type="gym")`
+so the pool speaks the old API. The conversion is one `logical_or` per step, so the speed
+measured is EnvPool's and the script's own.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+if os.environ.get("ENVPOOL_LEGACY_GYM_API") == "1":
+    import envpool
+    import gym
+    import gymnasium
+    import numpy as np
+
+    def _gym_space(space: Any) -> Any:
+        """The gym 0.2x space equal to a gymnasium space (Discrete and Box are all we meet)."""
+        if isinstance(space, gymnasium.spaces.Discrete):
+            return gym.spaces.Discrete(int(space.n))
+        if isinstance(space, gymnasium.spaces.Box):
+            return gym.spaces.Box(space.low, space.high, dtype=space.dtype)
+        return space
+
+    class LegacyGymPool:
+        """An EnvPool 1.2.5 pool seen through the gym 0.23 API."""
+
+        def __init__(self, pool: Any) -> None:
+            self._pool = pool
+            self.action_space = _gym_space(pool.action_space)
+            self.observation_space = _gym_space(pool.observation_space)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._pool, name)
+
+        def reset(self, *args: Any, **kwargs: Any) -> Any:
+            """Observation only, as gym 0.23."""
+            return self._pool.reset(*args, **kwargs)[0]
+
+        @staticmethod
+        def _four(out: tuple[Any, ...]) -> tuple[Any, Any, Any, Any]:
+            obs, reward, terminated, truncated, info = out
+            return obs, reward, np.logical_or(terminated, truncated), info
+
+        def step(self, *args: Any, **kwargs: Any) -> tuple[Any, Any, Any, Any]:
+            """(obs, reward, done, info), as gym 0.23."""
+            return self._four(self._pool.step(*args, **kwargs))
+
+        def recv(self, *args: Any, **kwargs: Any) -> tuple[Any, Any, Any, Any]:
+            """(obs, reward, done, info), as gym 0.23."""
+            return self._four(self._pool.recv(*args, **kwargs))
+
+    _make = envpool.make
+
+    def make(task_id: str, env_type: str, **kwargs: Any) -> Any:
+        """envpool.make, with env_type="gym" pools wrapped in the old API."""
+        pool = _make(task_id, env_type=env_type, **kwargs)
+        return LegacyGymPool(pool) if env_type == "gym" else pool
+
+    envpool.make = make
