@@ -16,9 +16,9 @@ PYTHONPATH), so the two engines can be compared with identical learning code.
 A script given as a path ending in `.py` is a reference script from another
 project (CleanRL's or Cleanba's own, from a checkout of theirs): it runs as it
 is, on upstream EnvPool, with `--reference-python` (an interpreter that also has
-their extra packages, e.g. gym 0.26). Their envpool scripts expect EnvPool 0.8's
-gym-0.23 API; `legacy_gym_api/sitecustomize.py` adapts EnvPool 1.2.5 to it
-without touching the script.
+their extra packages, e.g. gym 0.26). `reference_compat/sitecustomize.py` adapts
+what changed since they were written (EnvPool 0.8's gym-0.23 API, one gymnasium
+1.x signature) without touching the scripts.
 Writes `training.json`, `training.md` and `training.png` to `--out`.
 """
 
@@ -65,9 +65,9 @@ def run_one(spec: str, workdir: Path, engine: str, seed: int,
            *(extra[0].split() if extra else [])]
     env = dict(os.environ)
     if reference:
-        env["ENVPOOL_LEGACY_GYM_API"] = "1"
+        env["REFERENCE_COMPAT"] = "1"
         env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parent /
-                                                 "legacy_gym_api"), env.get("PYTHONPATH", "")])
+                                                 "reference_compat"), env.get("PYTHONPATH", "")])
     elif engine == "envpool":
         shim = Path(tempfile.mkdtemp()) / "envpool_core"
         shim.mkdir()

@@ -1,12 +1,16 @@
-"""Lets CleanRL's and Cleanba's own envpool scripts run on EnvPool 1.2.5, unmodified.
+"""Lets CleanRL's and Cleanba's own scripts run on the packages installed here, unmodified.
 
-Those scripts were written for EnvPool 0.6-0.8 with gym 0.23: `reset()` returns only the
-observation and `step()`/`recv()` return `(obs, reward, done, info)`, with gym spaces.
-EnvPool 1.2.5 returns the gymnasium-style `(obs, info)` and 5-tuples. `benchmark/training.py`
-puts this folder on PYTHONPATH and sets ENVPOOL_LEGACY_GYM_API=1 for reference-script runs;
-Python then imports this module at start-up and wraps `envpool.make(..., env_type="gym")`
-so the pool speaks the old API. The conversion is one `logical_or` per step, so the speed
-measured is EnvPool's and the script's own.
+`benchmark/training.py` puts this folder on PYTHONPATH and sets REFERENCE_COMPAT=1 for
+reference-script runs; Python then imports this module at start-up, which adapts two APIs:
+
+- Their envpool scripts were written for EnvPool 0.6-0.8 with gym 0.23: `reset()` returns
+  only the observation and `step()`/`recv()` return `(obs, reward, done, info)`, with gym
+  spaces. EnvPool 1.2.5 returns the gymnasium-style `(obs, info)` and 5-tuples, so
+  `envpool.make(..., env_type="gym")` is wrapped to speak the old API. The conversion is one
+  `logical_or` per step, so the speed measured is EnvPool's and the script's own.
+- CleanRL's `ppo_continuous_action.py` calls `TransformObservation(env, func)`, which every
+  gymnasium 1.x rejects (its `observation_space` argument has no default); it gets None,
+  which means "unchanged", as the script intends.
 """
 
 from __future__ import annotations
@@ -14,9 +18,27 @@ from __future__ import annotations
 import os
 from typing import Any
 
-if os.environ.get("ENVPOOL_LEGACY_GYM_API") == "1":
-    import envpool
-    import gym
+
+def _adapt_transform_observation() -> None:
+    import gymnasium
+
+    base = gymnasium.wrappers.TransformObservation
+
+    class TransformObservation(base):  # type: ignore[misc, valid-type]
+        """gymnasium's TransformObservation with `observation_space` defaulting to None."""
+
+        def __init__(self, env: Any, func: Any, observation_space: Any = None) -> None:
+            super().__init__(env, func, observation_space)
+
+    gymnasium.wrappers.TransformObservation = TransformObservation
+
+
+def _adapt_envpool() -> None:
+    try:
+        import envpool
+        import gym
+    except ImportError:  # a script that needs neither
+        return
     import gymnasium
     import numpy as np
 
@@ -64,3 +86,8 @@ if os.environ.get("ENVPOOL_LEGACY_GYM_API") == "1":
         return LegacyGymPool(pool) if env_type == "gym" else pool
 
     envpool.make = make
+
+
+if os.environ.get("REFERENCE_COMPAT") == "1":
+    _adapt_transform_observation()
+    _adapt_envpool()
