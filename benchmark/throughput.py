@@ -147,17 +147,45 @@ def make_runner(system: str, task: str, setting: tuple[int, int, int],
     raise ValueError(f"unknown system {system!r}; choose from {SYSTEMS}")
 
 
+def cpu_seconds() -> float:
+    """CPU time (user + system) of this process and its live child processes, all threads.
+
+    Child processes count because gymnasium's AsyncVectorEnv steps its envs in them."""
+    tick = os.sysconf("SC_CLK_TCK")
+    me = os.getpid()
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                # Fields after the parenthesised command name: state ppid ... utime stime.
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(entry) == me or int(fields[1]) == me:
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
 def measure(system: str, task: str, setting: tuple[int, int, int], seconds: float,
-            extra: dict[str, Any]) -> float:
-    """Steps/s of one system for about `seconds`, after a warm-up."""
+            extra: dict[str, Any], cpu_out: list[float] | None = None) -> float:
+    """Steps/s of one system for about `seconds`, after a warm-up.
+
+    With `cpu_out`, also appends the CPU time spent per env step, in microseconds: unlike
+    steps/s it does not depend on how many cores the system manages to keep busy, nor (much)
+    on the VM's speed drifting, so it isolates the cost of one step."""
     run, close = make_runner(system, task, setting, extra)
     try:
         run(20)
-        calls, steps, start = 1, 0, time.perf_counter()
+        calls, steps = 1, 0
+        cpu_start, start = cpu_seconds(), time.perf_counter()
         while True:
             steps += run(calls)
             elapsed = time.perf_counter() - start
             if elapsed >= seconds:
+                if cpu_out is not None:
+                    cpu_out.append(1e6 * (cpu_seconds() - cpu_start) / steps)
                 return steps / elapsed
             calls = min(calls * 2, 1 << 14)
     finally:
@@ -207,27 +235,32 @@ def main() -> None:
     args = parser.parse_args()
 
     results: dict[str, dict[str, list[float]]] = {}
+    cpu: dict[str, dict[str, list[float]]] = {}
     for setting in args.settings:
         key = ",".join(map(str, setting))
         results[key] = {s: [] for s in args.systems}
+        cpu[key] = {s: [] for s in args.systems}
         for _ in range(args.repeats):
             for system in args.systems:
-                results[key][system].append(measure(system, args.task, setting, args.seconds, {}))
+                results[key][system].append(
+                    measure(system, args.task, setting, args.seconds, {}, cpu[key][system]))
 
     base = "envpool" if "envpool" in args.systems else args.systems[-1]
     print(f"\n{args.task}, steps/s (median of {args.repeats}, min-max), machine: "
           f"{machine()['cpu']}, {os.cpu_count()} cores\n")
-    print(f"| num_envs,batch,threads | system | steps/s | FPS | vs {base} |")
-    print("|---|---|---:|---:|---:|")
+    print(f"| num_envs,batch,threads | system | steps/s | FPS | vs {base} | CPU µs/step |")
+    print("|---|---|---:|---:|---:|---:|")
     for key, per_system in results.items():
         ref = statistics.median(per_system[base])
         for system, values in per_system.items():
             med = statistics.median(values)
             print(f"| {key} | {system} | {med:,.0f} ({min(values):,.0f}-{max(values):,.0f}) | "
-                  f"{med * args.frame_skip:,.0f} | {med / ref:.2f}x |")
+                  f"{med * args.frame_skip:,.0f} | {med / ref:.2f}x | "
+                  f"{statistics.median(cpu[key][system]):,.0f} |")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"task": args.task, "machine": machine(), "results": results}, f, indent=2)
+            json.dump({"task": args.task, "machine": machine(), "results": results,
+                       "cpu_us_per_step": cpu}, f, indent=2)
 
 
 if __name__ == "__main__":

@@ -15,11 +15,12 @@ PYTHONPATH), so the two engines can be compared with identical learning code.
 
 A script given as a path ending in `.py` is a reference script from another
 project (CleanRL's or Cleanba's own, from a checkout of theirs): it runs as it
-is, on upstream EnvPool, with `--reference-python` (an interpreter that also has
-their extra packages, e.g. gym 0.26). `reference_compat/sitecustomize.py` adapts
-what changed since they were written (EnvPool 0.8's gym-0.23 API, one gymnasium
-1.x signature) without touching the scripts.
-Writes `training.json`, `training.md` and `training.png` to `--out`.
+is, on its own env stack (upstream EnvPool, or gymnasium), with
+`--reference-python` (an interpreter that also has their extra packages).
+`reference_compat/sitecustomize.py` adapts what changed since they were written
+(EnvPool 0.8's gym-0.23 API, one gymnasium 1.x signature) without touching them.
+Writes `training.json`, `training.md` and `training.png` to `--out`; `--merge`
+combines the JSON files of earlier runs into one such table and plot.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def run_one(spec: str, workdir: Path, engine: str, seed: int,
     script, env_id, steps, *extra = spec.split(":", 3)
     reference = script.endswith(".py")
     if reference:
-        engine = "envpool"
+        engine = "upstream"  # the reference script's own env stack, as it is written
     name = f"{Path(script).stem}-{env_id}-{engine}-{seed}"
     python, path = ((reference_python, Path(script).expanduser()) if reference
                     else (sys.executable, ROOT / f"{script}.py"))
@@ -94,8 +95,11 @@ def run_one(spec: str, workdir: Path, engine: str, seed: int,
 
 
 def markdown(results: list[dict[str, Any]]) -> str:
-    """One row per run: budget, engine, SPS, wall time, final return."""
-    lines = ["| script | env | steps | engine | seed | SPS | wall time | episodes | "
+    """One row per run: budget, engine, SPS, wall time, final return.
+
+    SPS is the script's last logged value, global steps / elapsed time at the end of the run
+    (a mean of its running values would overweight the slow start of jitted scripts)."""
+    lines = ["| script | env | steps | engine | seed | SPS at the end | wall time | episodes | "
              "final return (mean of last 10% of episodes) |", "|---|---|---:|---|---:|---:|---:|"
              "---:|---:|"]
     for r in results:
@@ -108,7 +112,7 @@ def markdown(results: list[dict[str, Any]]) -> str:
             continue
         final = "n/a" if r["final_return"] is None else f"{r['final_return']:.1f}"
         lines.append(f"| {script} | {env_id} | {int(steps):,} | {r['engine']} | {r['seed']} | "
-                     f"{r['mean_sps']:,.0f} | {r['wall_s'] / 60:.1f} min | {r['episodes']} | "
+                     f"{r['sps'][-1][1]:,.0f} | {r['wall_s'] / 60:.1f} min | {r['episodes']} | "
                      f"{final} |")
     return "\n".join(lines)
 
@@ -142,8 +146,10 @@ def main() -> None:
     """Runs the requested trainings and writes the table, JSON and plot."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", nargs="+", required=True,
-                        help="script:env_id:total_timesteps[:extra args]")
+    runs = parser.add_mutually_exclusive_group(required=True)
+    runs.add_argument("--runs", nargs="+", help="script:env_id:total_timesteps[:extra args]")
+    runs.add_argument("--merge", nargs="+", type=Path,
+                      help="no runs: combine earlier training JSON files into one table and plot")
     parser.add_argument("--engine", choices=("envpool_core", "envpool"), nargs="+",
                         default=["envpool_core"])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1])
@@ -154,13 +160,15 @@ def main() -> None:
     parser.add_argument("--name", default="training", help="output file stem")
     args = parser.parse_args()
 
-    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="training_"))
-    workdir.mkdir(parents=True, exist_ok=True)
     args.out.mkdir(parents=True, exist_ok=True)
     results = []
-    for spec in args.runs:
+    for path in args.merge or []:
+        results.extend(json.loads(path.read_text()))
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="training_"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    for spec in args.runs or []:
         for seed in args.seeds:
-            # A reference script always runs on upstream EnvPool, so once.
+            # A reference script runs on its own env stack, so once.
             engines = args.engine[:1] if spec.split(":")[0].endswith(".py") else args.engine
             for engine in engines:
                 results.append(run_one(spec, workdir, engine, seed, args.reference_python))

@@ -19,8 +19,9 @@ def test_throughput_prints_side_by_side_table(tmp_path: Path) -> None:
     for setting in ("4,4,1", "4,2,1"):
         for system in ("envpool_core", "envpool"):
             assert f"| {setting} | {system} |" in proc.stdout
-    results = json.loads(out.read_text())["results"]
-    assert all(len(v) == 2 and min(v) > 0 for s in results.values() for v in s.values())
+    data = json.loads(out.read_text())
+    for per_setting in (data["results"], data["cpu_us_per_step"]):
+        assert all(len(v) == 2 and min(v) > 0 for s in per_setting.values() for v in s.values())
 
 
 def test_paper_table_tiny(tmp_path: Path) -> None:
@@ -59,3 +60,57 @@ def test_training_table_tiny(tmp_path: Path) -> None:
     assert "| ppo_mujoco_envpool | InvertedPendulum-v4 | 2,048 | envpool_core |" in (
         tmp_path / "training.md").read_text()
     assert (tmp_path / "training.png").stat().st_size > 0
+
+
+REFERENCE_SCRIPT = """
+import argparse, gymnasium, numpy as np
+from torch.utils.tensorboard import SummaryWriter
+p = argparse.ArgumentParser()
+for flag in ("--env-id", "--total-timesteps", "--seed", "--exp-name"):
+    p.add_argument(flag)
+a = p.parse_args()
+# CleanRL's call that gymnasium 1.x rejects unless reference_compat supplies the default.
+env = gymnasium.wrappers.TransformObservation(gymnasium.make(a.env_id), lambda o: np.clip(o, -1, 1))
+w = SummaryWriter(f"runs/{a.env_id}__{a.exp_name}__{a.seed}__0")
+for step in (64, 128):
+    w.add_scalar("charts/avg_episodic_return", 7.0, step)
+    w.add_scalar("charts/SPS", 100.0, step)
+w.close()
+"""
+
+
+def test_training_runs_a_reference_script_unmodified(tmp_path: Path) -> None:
+    script = tmp_path / "their_script.py"
+    script.write_text(REFERENCE_SCRIPT)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmark" / "training.py"), "--runs",
+         f"{script}:CartPole-v1:128", "--engine", "envpool_core", "envpool", "--out",
+         str(tmp_path), "--workdir", str(tmp_path / "work")],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (result,) = json.loads((tmp_path / "training.json").read_text())  # once, not per engine
+    assert result["returncode"] == 0, result.get("error")
+    assert result["reference"] and result["engine"] == "upstream"
+    assert result["final_return"] == 7.0 and result["mean_sps"] == 100.0
+    assert "| their_script (reference) | CartPole-v1 | 128 | upstream |" in (
+        tmp_path / "training.md").read_text()
+
+
+def test_training_merges_earlier_results_into_one_table(tmp_path: Path) -> None:
+    runs = [{"run": f"{script}:CartPole-v1:100", "engine": "envpool_core", "seed": 1,
+             "wall_s": 6.0, "returncode": 0, "returns": [[50, 9.0], [100, 20.0]],
+             "sps": [[50, 10.0], [100, 16.0]], "episodes": 2, "final_return": 20.0,
+             "mean_sps": 13.0} for script in ("impala_atari", "ppo_distributed")]
+    for i, run in enumerate(runs):
+        (tmp_path / f"part{i}.json").write_text(json.dumps([run]))
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmark" / "training.py"), "--merge",
+         str(tmp_path / "part0.json"), str(tmp_path / "part1.json"), "--out", str(tmp_path),
+         "--name", "all"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads((tmp_path / "all.json").read_text()) == runs
+    table = (tmp_path / "all.md").read_text()
+    for script in ("impala_atari", "ppo_distributed"):
+        row = f"| {script} | CartPole-v1 | 100 | envpool_core | 1 | 16 | 0.1 min | 2 | 20.0 |"
+        assert row in table
+    assert (tmp_path / "all.png").stat().st_size > 0
