@@ -17,7 +17,6 @@ module (the `__main__` guard keeps the training loop from running).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import socket
@@ -36,23 +35,6 @@ TINY = ["--env-id", "CartPole-v1", "--num-steps", "8", "--total-timesteps", "192
         "--num-minibatches", "2", "--num-grad-shards", "2", "--seed", "3"]
 EXTRA = {"impala": [], "ppo": ["--update-epochs", "2"]}
 TWO_DEVICES = {"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
-
-
-def load(path: Path):
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="module")
-def impala():
-    return load(SCRIPTS["impala"])
-
-
-@pytest.fixture(scope="module")
-def ppo():
-    return load(SCRIPTS["ppo"])
 
 
 # ------------------------------------------------------------- V-trace and GAE, reference loops

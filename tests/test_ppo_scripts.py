@@ -29,23 +29,6 @@ TAGS = {
 }
 
 
-def load(path: Path):
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="module")
-def atari():
-    return load(ATARI)
-
-
-@pytest.fixture(scope="module")
-def mujoco():
-    return load(MUJOCO)
-
-
 def run(script: Path, cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.run([sys.executable, str(script), *args], cwd=cwd, env=env,
