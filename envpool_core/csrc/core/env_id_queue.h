@@ -4,12 +4,16 @@
 // whether it is free or full for their turn (the classic bounded MPMC ring), so
 // pushing and popping is one compare-and-swap plus a store, with no locks.
 // Blocking when empty is handled by the pool's worker wake-up logic, not here.
+// Push never fails: the pool sizes the ring for every env plus the stop tokens.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <thread>
+
+#include "core/cpu_relax.h"
 
 namespace envpool_core {
 
@@ -23,9 +27,14 @@ class EnvIdQueue {
     for (std::size_t i = 0; i < capacity; ++i) cells_[i].sequence.store(i, std::memory_order_relaxed);
   }
 
-  bool TryPush(int value) {
+  // Appends `value`. The caller guarantees the queue never holds more than its
+  // capacity, yet a cell can still be busy: a consumer preempted between
+  // claiming a cell and releasing it keeps that cell for a whole lap of the
+  // ring. Push then waits for that consumer instead of dropping the value
+  // (which would lose an env's step for good).
+  void Push(int value) {
     std::size_t pos = tail_.load(std::memory_order_relaxed);
-    for (;;) {
+    for (int tries = 0;; ++tries) {
       Cell& cell = cells_[pos & mask_];
       std::size_t seq = cell.sequence.load(std::memory_order_acquire);
       auto diff = static_cast<std::intptr_t>(seq) - static_cast<std::intptr_t>(pos);
@@ -33,10 +42,16 @@ class EnvIdQueue {
         if (tail_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
           cell.value = value;
           cell.sequence.store(pos + 1, std::memory_order_release);
-          return true;
+          return;
         }
       } else if (diff < 0) {
-        return false;  // full
+        // The consumer of the previous lap has not released this cell yet.
+        if (tries < kSpinsBeforeYield) {
+          CpuRelax();
+        } else {
+          std::this_thread::yield();
+        }
+        pos = tail_.load(std::memory_order_relaxed);
       } else {
         pos = tail_.load(std::memory_order_relaxed);
       }
@@ -63,11 +78,9 @@ class EnvIdQueue {
     }
   }
 
-  bool Empty() const {
-    return head_.load(std::memory_order_seq_cst) == tail_.load(std::memory_order_seq_cst);
-  }
-
  private:
+  static constexpr int kSpinsBeforeYield = 64;
+
   struct Cell {
     std::atomic<std::size_t> sequence{0};
     int value = 0;

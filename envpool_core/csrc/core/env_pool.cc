@@ -180,8 +180,7 @@ void EnvPool::Enqueue(const std::int32_t* ids, int n) {
     ring_[0].expected.store(static_cast<int>(sent_in_block_), std::memory_order_release);
   }
   for (int i = 0; i < n; ++i) {
-    // Capacity covers every env plus the stop tokens, so this cannot fail.
-    queue_.TryPush(ids[i]);
+    queue_.Push(ids[i]);
   }
   // In sync mode the caller steps envs itself while it waits in recv(), so one
   // item is left to it: a single-env step then costs no thread wake-up at all.
@@ -225,7 +224,11 @@ void EnvPool::WorkerLoop(int /*worker_index*/) {
 
 void EnvPool::RunEnv(int env_id) {
   EnvSlot& slot = envs_[static_cast<std::size_t>(env_id)];
-  std::int64_t claim = is_sync() ? slot.claim : claims_.fetch_add(1, std::memory_order_relaxed);
+  // Async mode: acq_rel chains the claims, so whoever claims a row of block B
+  // sees the caller's TakeBatch() of the block that last used B's ring slot (some
+  // claim up to B's was for an env sent after that TakeBatch()).
+  std::int64_t claim =
+      is_sync() ? slot.claim : claims_.fetch_add(1, std::memory_order_acq_rel);
   BlockSlot& target = ring_[static_cast<std::size_t>((claim / batch_size_) %
                                                      static_cast<std::int64_t>(ring_.size()))];
   int row = static_cast<int>(claim % batch_size_);
@@ -364,7 +367,7 @@ void EnvPool::Render(const std::int32_t* ids, int n, std::uint8_t* out) {
 
 void EnvPool::StopWorkers() {
   if (workers_.empty()) return;
-  for (int t = 0; t < num_threads_; ++t) queue_.TryPush(kStopToken);
+  for (int t = 0; t < num_threads_; ++t) queue_.Push(kStopToken);
   work_epoch_.fetch_add(1, std::memory_order_seq_cst);
   work_epoch_.notify_all();
   for (auto& w : workers_) w.join();
