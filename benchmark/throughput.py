@@ -5,14 +5,19 @@
         --systems envpool_core envpool gymnasium_async
 
 A setting is `num_envs,batch_size,num_threads` (batch_size < num_envs: async
-mode; for gymnasium_async and for_loop only num_envs is used). Atari tasks get
+mode; for gymnasium_async, for_loop and ceiling only num_envs is used). Atari tasks get
 the EnvPool paper's preprocessing everywhere: gymnasium's AtariPreprocessing
 (noop 30, frame skip 4, 84x84 grayscale, no episodic life, no reward clip) and a
-4-frame stack; ale_vector is ale-py's own threaded AtariVectorEnv. Systems are
-measured interleaved (every repeat runs each system once, in turn) so drift in
-machine speed affects all alike; each figure is the median over repeats, with
-the min and max. Steps/s counts env steps (one per env per step call); the
-EnvPool paper's FPS is steps/s x frame_skip.
+4-frame stack; ale_vector is ale-py's own threaded AtariVectorEnv. ceiling is
+no batching system but a bound on all of them: the same num_envs envs, each a
+single-env envpool_core, shared out over one process per core, with nothing to
+coordinate. Systems are
+measured interleaved: every round (--repeats) measures each (setting, system)
+pair once, in a shuffled order, so drift in machine speed affects all alike;
+each figure is the median over rounds, with the min and max. A last table
+compares each system's best setting with envpool_core's, also round by round.
+Steps/s counts env steps (one per env per step call); the EnvPool paper's FPS
+is steps/s x frame_skip.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import statistics
 import time
 from collections.abc import Callable
@@ -28,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-SYSTEMS = ("envpool_core", "envpool", "gymnasium_async", "for_loop", "ale_vector")
+SYSTEMS = ("envpool_core", "envpool", "gymnasium_async", "for_loop", "ale_vector", "ceiling")
 
 
 def _actions(space: Any, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -168,6 +174,60 @@ def cpu_seconds() -> float:
     return total
 
 
+def _ceiling_worker(task: str, num_envs: int, worker: int, workers: int,
+                    extra: dict[str, Any], seconds: float, start: Any, out: Any) -> None:
+    import envpool_core
+
+    # Env j gets seed j and action row j, as in the pools' runs of this setting.
+    ids = range(worker, num_envs, workers)
+    envs = [envpool_core.make(task, env_type="gymnasium", num_envs=1, batch_size=1,
+                              num_threads=1, seed=j, **extra) for j in ids]
+    rows = _actions(envs[0].action_space, num_envs, np.random.default_rng(0))
+    pairs = [(env, rows[j:j + 1]) for env, j in zip(envs, ids, strict=True)]
+    for env, action in pairs:
+        env.reset()
+        for _ in range(5):
+            env.step(action)
+    start.wait()
+    steps, cpu_start, t0 = 0, time.process_time(), time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for env, action in pairs:
+            env.step(action)
+        steps += len(pairs)
+    out.put((steps, time.perf_counter() - t0, time.process_time() - cpu_start))
+    for env, _ in pairs:
+        env.close()
+
+
+def measure_ceiling(task: str, num_envs: int, seconds: float, extra: dict[str, Any],
+                    cpu_out: list[float] | None = None) -> float:
+    """Steps/s of `num_envs` single-env envpool_cores shared out over one process per core.
+
+    Every env step costs its physics whatever the system, and the cost depends on the env's
+    state, so these are the same envs (seeds, actions) as a pool's run of the setting. Here
+    nothing else is paid (no batching, no waiting for the slowest env, no env moving between
+    cores), so no system can step these envs much faster on this machine. Each step costs one
+    Python call of a few µs, against MuJoCo's hundreds."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    workers = min(os.cpu_count() or 1, num_envs)
+    start, out = ctx.Barrier(workers + 1), ctx.Queue()
+    procs = [ctx.Process(target=_ceiling_worker,
+                         args=(task, num_envs, w, workers, extra, seconds, start, out))
+             for w in range(workers)]
+    for p in procs:
+        p.start()
+    start.wait()
+    done = [out.get() for _ in procs]
+    for p in procs:
+        p.join()
+    steps = sum(d[0] for d in done)
+    if cpu_out is not None:
+        cpu_out.append(1e6 * sum(d[2] for d in done) / steps)
+    return steps / max(d[1] for d in done)
+
+
 def measure(system: str, task: str, setting: tuple[int, int, int], seconds: float,
             extra: dict[str, Any], cpu_out: list[float] | None = None) -> float:
     """Steps/s of one system for about `seconds`, after a warm-up.
@@ -175,6 +235,8 @@ def measure(system: str, task: str, setting: tuple[int, int, int], seconds: floa
     With `cpu_out`, also appends the CPU time spent per env step, in microseconds: unlike
     steps/s it does not depend on how many cores the system manages to keep busy, nor (much)
     on the VM's speed drifting, so it isolates the cost of one step."""
+    if system == "ceiling":
+        return measure_ceiling(task, setting[0], seconds, extra, cpu_out)
     run, close = make_runner(system, task, setting, extra)
     try:
         run(20)
@@ -219,6 +281,23 @@ def parse_setting(text: str) -> tuple[int, int, int]:
     return parts[0], parts[1], parts[2]
 
 
+def best_vs_best(results: dict[str, dict[str, list[float]]], ours: str,
+                 other: str) -> dict[str, Any]:
+    """Compares each system's best setting (highest median steps/s).
+
+    Besides the ratio of the two medians, gives the ratio within each round: both figures of
+    a round were measured minutes apart at most, so drift in machine speed cancels out."""
+    def best(system: str) -> str:
+        return max(results, key=lambda key: statistics.median(results[key][system]))
+
+    mine, theirs = best(ours), best(other)
+    rounds = [a / b for a, b in zip(results[mine][ours], results[theirs][other], strict=True)]
+    return {"ours": ours, "other": other, "ours_setting": mine, "other_setting": theirs,
+            "ratio_of_medians": statistics.median(results[mine][ours])
+            / statistics.median(results[theirs][other]),
+            "per_round_ratios": rounds}
+
+
 def main() -> None:
     """Runs the comparison and prints a Markdown table."""
     parser = argparse.ArgumentParser(description=__doc__,
@@ -229,21 +308,24 @@ def main() -> None:
     parser.add_argument("--systems", nargs="+", choices=SYSTEMS,
                         default=["envpool_core", "envpool"])
     parser.add_argument("--seconds", type=float, default=2.0, help="per measurement")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3, help="rounds over every measurement")
     parser.add_argument("--frame-skip", type=int, default=1, help="FPS = steps/s x this")
     parser.add_argument("--json", help="also write raw results here")
     args = parser.parse_args()
 
-    results: dict[str, dict[str, list[float]]] = {}
-    cpu: dict[str, dict[str, list[float]]] = {}
-    for setting in args.settings:
-        key = ",".join(map(str, setting))
-        results[key] = {s: [] for s in args.systems}
-        cpu[key] = {s: [] for s in args.systems}
-        for _ in range(args.repeats):
-            for system in args.systems:
-                results[key][system].append(
-                    measure(system, args.task, setting, args.seconds, {}, cpu[key][system]))
+    keys = [",".join(map(str, setting)) for setting in args.settings]
+    results = {key: {s: [] for s in args.systems} for key in keys}
+    cpu = {key: {s: [] for s in args.systems} for key in keys}
+    # Every round measures every (setting, system) pair once, in a fresh shuffled order, so
+    # neither a slow phase of the machine nor a fixed position in the order favours anyone.
+    order = [(key, setting, system) for key, setting in zip(keys, args.settings, strict=True)
+             for system in args.systems]
+    rng = random.Random(0)
+    for _ in range(args.repeats):
+        rng.shuffle(order)
+        for key, setting, system in order:
+            results[key][system].append(
+                measure(system, args.task, setting, args.seconds, {}, cpu[key][system]))
 
     base = "envpool" if "envpool" in args.systems else args.systems[-1]
     print(f"\n{args.task}, steps/s (median of {args.repeats}, min-max), machine: "
@@ -251,16 +333,33 @@ def main() -> None:
     print(f"| num_envs,batch,threads | system | steps/s | FPS | vs {base} | CPU µs/step |")
     print("|---|---|---:|---:|---:|---:|")
     for key, per_system in results.items():
-        ref = statistics.median(per_system[base])
         for system, values in per_system.items():
             med = statistics.median(values)
+            ref = statistics.median(per_system[base])
             print(f"| {key} | {system} | {med:,.0f} ({min(values):,.0f}-{max(values):,.0f}) | "
                   f"{med * args.frame_skip:,.0f} | {med / ref:.2f}x | "
                   f"{statistics.median(cpu[key][system]):,.0f} |")
+    # envpool_core against every other system, and the ceiling against the real systems.
+    pairs = [(ours, other) for ours in ("envpool_core", "ceiling") for other in args.systems
+             if ours in args.systems and other not in (ours, "envpool_core", "ceiling")]
+    if {"envpool_core", "ceiling"} <= set(args.systems):
+        pairs.insert(0, ("envpool_core", "ceiling"))
+    comparisons = [best_vs_best(results, ours, other) for ours, other in pairs]
+    if comparisons:
+        print("\nBest setting vs best setting:\n")
+        print("| system (best) | vs system (best) | ratio of medians | "
+              "ratio within a round: median (min-max) |")
+        print("|---|---|---:|---:|")
+        for c in comparisons:
+            r = c["per_round_ratios"]
+            print(f"| {c['ours']} ({c['ours_setting']}) | {c['other']} ({c['other_setting']}) | "
+                  f"{c['ratio_of_medians']:.2f}x | {statistics.median(r):.2f}x "
+                  f"({min(r):.2f}-{max(r):.2f}) |")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"task": args.task, "machine": machine(), "results": results,
-                       "cpu_us_per_step": cpu}, f, indent=2)
+            json.dump({"task": args.task, "machine": machine(), "seconds": args.seconds,
+                       "results": results, "cpu_us_per_step": cpu,
+                       "best_vs_best": comparisons}, f, indent=2)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -14,14 +15,27 @@ def test_throughput_prints_side_by_side_table(tmp_path: Path) -> None:
     out = tmp_path / "cartpole.json"
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmark" / "throughput.py"), "--task", "CartPole-v1",
-         "--settings", "4,4,1", "4,2,1", "--seconds", "0.1", "--repeats", "2", "--json", str(out)],
+         "--settings", "4,4,1", "4,2,1", "--systems", "envpool_core", "envpool", "ceiling",
+         "--seconds", "0.1", "--repeats", "2", "--json", str(out)],
         capture_output=True, text=True, check=True, timeout=300)
     for setting in ("4,4,1", "4,2,1"):
-        for system in ("envpool_core", "envpool"):
+        for system in ("envpool_core", "envpool", "ceiling"):
             assert f"| {setting} | {system} |" in proc.stdout
     data = json.loads(out.read_text())
     for per_setting in (data["results"], data["cpu_us_per_step"]):
         assert all(len(v) == 2 and min(v) > 0 for s in per_setting.values() for v in s.values())
+
+    def best(system: str) -> str:
+        return max(data["results"], key=lambda k: statistics.median(data["results"][k][system]))
+
+    pairs = [(c["ours"], c["other"]) for c in data["best_vs_best"]]
+    assert pairs == [("envpool_core", "ceiling"), ("envpool_core", "envpool"),
+                     ("ceiling", "envpool")]
+    for c in data["best_vs_best"]:
+        assert len(c["per_round_ratios"]) == 2
+        assert (c["ours_setting"], c["other_setting"]) == (best(c["ours"]), best(c["other"]))
+        assert f"| {c['ours']} ({c['ours_setting']}) | {c['other']} ({c['other_setting']}) |" \
+            in proc.stdout
 
 
 def test_paper_table_tiny(tmp_path: Path) -> None:
