@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -57,9 +59,24 @@ def test_paper_table_tiny(tmp_path: Path) -> None:
         for row in [*measured, *extra, "Sample-Factory", "EnvPool (numa+async)",
                     "envpool_core (numa+async)"]:
             assert f"| {row} |" in table.split(f"### {task_id}")[1]
-        assert data["scaling_model"][task]["predicted_fps"]["DGX-A100"] > 0
+        model = data["scaling_model"][task]
+        per_core = max(statistics.median(v) for v in
+                       data["results"][task]["envpool_core (async)"].values()) / \
+            data["machine"]["cores"]
+        skip = 4 if task == "Pong" else 5
+        assert model["predicted_fps"]["DGX-A100"] == pytest.approx(per_core * 256 * skip)
+        # the model is its own table, not a row among the measured systems
+        measured_table, model_table = table.split(f"### {task_id}")[1].split("Scaling model")[:2]
+        assert "predicted FPS" in model_table and "model" not in measured_table
     assert (tmp_path / "paper_table_pong.png").stat().st_size > 0
     assert (tmp_path / "paper_table_ant.png").stat().st_size > 0
+    remade = tmp_path / "remade"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmark" / "paper_table.py"), "--from-json",
+         str(tmp_path / "paper_table.json"), "--out", str(remade)],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (remade / "paper_table.md").read_text() == table
 
 
 def test_training_table_tiny(tmp_path: Path) -> None:
