@@ -4,6 +4,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #if defined(__linux__)
 #include <pthread.h>
@@ -20,7 +21,10 @@ namespace {
 // the bound keeps idle workers from stealing a core from the caller for long.
 constexpr int kWorkerSpins = 2000;
 constexpr int kCallerSpins = 1000;
+// Queue items: env ids (>= 0) to step, the stop token, and render tokens
+// kFirstRenderToken - i for frame i of the render() in progress.
 constexpr int kStopToken = -1;
+constexpr int kFirstRenderToken = -2;
 
 std::vector<ArraySpec> OutputColumns(const EnvSpec& spec) {
   std::vector<ArraySpec> cols = {
@@ -217,7 +221,11 @@ void EnvPool::WorkerLoop(int /*worker_index*/) {
         continue;
       }
     }
-    if (id == kStopToken) return;
+    if (id < 0) {  // the one test an env id pays, as it paid for the stop token alone
+      if (id == kStopToken) return;
+      RenderOne(kFirstRenderToken - id);
+      continue;
+    }
     RunEnv(id);
   }
 }
@@ -358,10 +366,33 @@ void EnvPool::Render(const std::int32_t* ids, int n, std::uint8_t* out) {
                                 " does not support render()");
   }
   CheckIds(ids, n, "render");
+  if (n == 0) return;
+  render_ids_ = ids;
+  render_out_ = out;
+  render_error_ = nullptr;
+  render_pending_.store(n, std::memory_order_relaxed);
+  for (int i = 0; i < n; ++i) queue_.Push(kFirstRenderToken - i);
+  // Workers render, the caller waits: each thread that renders keeps an OpenGL
+  // context, and the workers' go away with the pool.
+  WakeWorkers(n);
+  std::unique_lock<std::mutex> lock(caller_mutex_);
+  caller_cv_.wait(lock, [this] { return render_pending_.load(std::memory_order_acquire) == 0; });
+  if (render_error_) std::rethrow_exception(std::exchange(render_error_, nullptr));
+}
+
+void EnvPool::RenderOne(int index) {
   std::size_t frame_bytes = static_cast<std::size_t>(spec_.render_shape[0]) *
                             static_cast<std::size_t>(spec_.render_shape[1]) * 3;
-  for (int i = 0; i < n; ++i) {
-    envs_[static_cast<std::size_t>(ids[i])].env->Render(out + frame_bytes * static_cast<std::size_t>(i));
+  try {
+    envs_[static_cast<std::size_t>(render_ids_[index])].env->Render(
+        render_out_ + frame_bytes * static_cast<std::size_t>(index));
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(caller_mutex_);
+    if (!render_error_) render_error_ = std::current_exception();
+  }
+  if (render_pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    std::lock_guard<std::mutex> lock(caller_mutex_);
+    caller_cv_.notify_one();
   }
 }
 

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -66,7 +67,10 @@ class EnvPool {
   OutputBlock* TakeBatch(int* rows);
   // Calls release_action(owner) for every Send whose actions are all read.
   void ReleaseConsumedActions();
-  // Renders envs that are not in flight into out (n x H x W x 3).
+  // Renders envs that are not in flight into out (n x H x W x 3), one frame per
+  // env on the worker threads in parallel; returns when all are written and
+  // rethrows the first error an env's Render threw. Needs no lock of the
+  // caller's (the Python layer calls it without the GIL).
   void Render(const std::int32_t* ids, int n, std::uint8_t* out);
   // Stops and joins the workers; envs already queued are stepped first. Needs
   // no lock of the caller's (the Python layer calls it without the GIL).
@@ -99,6 +103,7 @@ class EnvPool {
   void Enqueue(const std::int32_t* ids, int n);
   void WorkerLoop(int worker_index);
   void RunEnv(int env_id);
+  void RenderOne(int index);
   bool BatchReady() const;
   void WakeWorkers(int n);
 
@@ -129,6 +134,12 @@ class EnvPool {
   std::mutex caller_mutex_;
   std::condition_variable caller_cv_;
   bool closed_ = false;
+
+  // The render() in progress: frame i of render_out_ is env render_ids_[i].
+  const std::int32_t* render_ids_ = nullptr;
+  std::uint8_t* render_out_ = nullptr;
+  std::atomic<int> render_pending_{0};
+  std::exception_ptr render_error_;  // guarded by caller_mutex_
 };
 
 }  // namespace envpool_core

@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "mujoco/model_cache.h"
+#include "mujoco/mujoco_renderer.h"
+#include "mujoco/pixel_observation_env.h"
 
 namespace envpool_core::mujoco {
 
@@ -18,7 +20,11 @@ MujocoEnv::MujocoEnv(const EnvSpec& spec, std::uint64_t seed,
       dt_(model_->opt.timestep * frame_skip_),
       qpos_(static_cast<std::size_t>(model_->nq)),
       qvel_(static_cast<std::size_t>(model_->nv)),
-      post_constraint_(v5 || v4_post_constraint) {
+      post_constraint_(v5 || v4_post_constraint),
+      render_width_(static_cast<int>(spec.config.GetInt("render_width"))),
+      render_height_(static_cast<int>(spec.config.GetInt("render_height"))),
+      render_camera_id_(static_cast<int>(spec.config.GetInt("render_camera_id"))),
+      camera_config_(GymnasiumCameraConfig(spec.config.GetString("task_id"))) {
   if (data_ == nullptr) throw std::runtime_error("mj_makeData failed (out of memory?)");
   if (spec.config.GetBool("reset_state_in_info")) {
     reset_state_info_ = static_cast<int>(spec.info.size()) - 2;
@@ -39,6 +45,15 @@ bool MujocoEnv::Reset(OutputRow& row) {
 void MujocoEnv::Step(const void* action, OutputRow& row) {
   StepModel(static_cast<const double*>(action), row);
   WriteResetState(row);
+}
+
+void MujocoEnv::Render(std::uint8_t* rgb) {
+  if (!camera_ready_) {
+    InitCamera(model_, data_, camera_config_, render_camera_id_, &camera_);
+    camera_ready_ = true;
+  }
+  CopyFrameTopDown(RenderFrame(model_, data_, &camera_, render_width_, render_height_),
+                   render_width_, render_height_, rgb);
 }
 
 void MujocoEnv::SetState(const mjtNum* qpos, const mjtNum* qvel) {
@@ -156,6 +171,58 @@ MujocoTaskDef VersionedTaskDef(const std::string& family, bool v5, int max_episo
   return def;
 }
 
+namespace {
+
+// Cap on frame sides: far above any use, and within every OpenGL's renderbuffer limit.
+constexpr int kMaxRenderSide = 4096;
+
+void AddRenderOptions(std::vector<OptionDef>* options) {
+  options->push_back(OptionDef::Int(
+      "render_width", 480,
+      "width of the frames render() returns and, with from_pixels, of the observation "
+      "(from_pixels alone makes it 84)",
+      1, kMaxRenderSide));
+  options->push_back(OptionDef::Int(
+      "render_height", 480,
+      "height of the frames render() returns and, with from_pixels, of the observation "
+      "(from_pixels alone makes it 84)",
+      1, kMaxRenderSide));
+  options->push_back(OptionDef::Int(
+      "render_camera_id", -1,
+      "-1: gymnasium's default free camera for the task; k >= 0: the model's camera k", -1));
+  options->push_back(OptionDef::Bool(
+      "from_pixels", false,
+      "the observation is the rendered RGB frame (uint8, channel first: 3 * frame_stack x "
+      "render_height x render_width) instead of the state"));
+  options->push_back(OptionDef::Int(
+      "frame_stack", 1, "with from_pixels: the last frame_stack frames, oldest first", 1, 64));
+}
+
+// Every MuJoCo task renders; from_pixels replaces the state observation.
+void SetRenderSpec(const Config& c, const mjModel& m, EnvSpec* spec) {
+  auto camera = c.GetInt("render_camera_id");
+  if (camera >= m.ncam) {
+    throw std::invalid_argument(
+        "render_camera_id " + std::to_string(camera) + " is out of range: the model has " +
+        std::to_string(m.ncam) + " cameras (-1 is the default free camera" +
+        (m.ncam > 0 ? ", 0.." + std::to_string(m.ncam - 1) + " its cameras)" : ")"));
+  }
+  auto width = static_cast<int>(c.GetInt("render_width"));
+  auto height = static_cast<int>(c.GetInt("render_height"));
+  spec->render_shape = {height, width};
+  auto stack = static_cast<int>(c.GetInt("frame_stack"));
+  if (!c.GetBool("from_pixels")) {
+    if (stack != 1) {
+      throw std::invalid_argument("frame_stack=" + std::to_string(stack) +
+                                  " stacks rendered frames: it needs from_pixels=True");
+    }
+    return;
+  }
+  spec->obs = {MakeArraySpec<std::uint8_t>("obs", {3 * stack, height, width}, {0.0}, {255.0})};
+}
+
+}  // namespace
+
 void AddMujocoTask(TaskRegistry& registry, const std::string& asset_dir, MujocoTaskDef def) {
   TaskDef task;
   task.id = def.id;
@@ -177,6 +244,8 @@ void AddMujocoTask(TaskRegistry& registry, const std::string& asset_dir, MujocoT
       "add info 'qpos0'/'qvel0': the qpos/qvel the current episode started from (after the "
       "reset noise), e.g. to copy into gymnasium with env.unwrapped.set_state(qpos0, qvel0)"));
 
+  AddRenderOptions(&task.options);
+
   auto make_spec = std::move(def.make_spec);
   task.make_spec = [asset_dir, make_spec](const Config& config) {
     auto model = LoadModel(ResolveXmlPath(asset_dir, config.GetString("xml_file")));
@@ -193,12 +262,23 @@ void AddMujocoTask(TaskRegistry& registry, const std::string& asset_dir, MujocoT
       spec.info.push_back(MakeArraySpec<double>("qpos0", {static_cast<int>(model->nq)}));
       spec.info.push_back(MakeArraySpec<double>("qvel0", {static_cast<int>(model->nv)}));
     }
+    SetRenderSpec(config, *model, &spec);
     return spec;
   };
   auto make_env = std::move(def.make_env);
-  task.make_env = [asset_dir, make_env](const EnvSpec& spec, int, std::uint64_t seed) {
-    return make_env(spec, seed,
-                    LoadModel(ResolveXmlPath(asset_dir, spec.config.GetString("xml_file"))));
+  task.make_env = [asset_dir, make_spec, make_env](const EnvSpec& spec, int, std::uint64_t seed) {
+    auto model = LoadModel(ResolveXmlPath(asset_dir, spec.config.GetString("xml_file")));
+    const mjModel& m = *model;
+    std::unique_ptr<Env> env = make_env(spec, seed, std::move(model));
+    const Config& c = spec.config;
+    if (!c.GetBool("from_pixels")) return env;
+    EnvSpec state_spec;  // the task's own spec: the size of the state the wrapper hides
+    make_spec(c, m, &state_spec);
+    auto state_size = static_cast<int>(state_spec.obs[0].NumBytes() / sizeof(double));
+    return std::unique_ptr<Env>(std::make_unique<PixelObservationEnv>(
+        std::move(env), state_size, static_cast<int>(spec.info.size()),
+        static_cast<int>(c.GetInt("render_width")), static_cast<int>(c.GetInt("render_height")),
+        static_cast<int>(c.GetInt("frame_stack"))));
   };
   registry.Add(std::move(task));
 }

@@ -22,6 +22,7 @@
 
 #include "core/env.h"
 #include "core/task_registry.h"
+#include "mujoco/render_camera.h"
 
 namespace envpool_core::mujoco {
 
@@ -42,6 +43,10 @@ class MujocoEnv : public Env {
   // row must get it, and here no task can forget it.
   bool Reset(OutputRow& row) final;
   void Step(const void* action, OutputRow& row) final;
+
+  // The current frame as gymnasium's render() draws it (render_width x
+  // render_height, render_camera_id), height x width x 3, top row first.
+  void Render(std::uint8_t* rgb) final;
 
  protected:
   // The task's reset, from mj_resetData's state: SetState, first obs and infos.
@@ -120,6 +125,12 @@ class MujocoEnv : public Env {
   void WriteResetState(OutputRow& row) const;
 
   bool post_constraint_;
+  const int render_width_;
+  const int render_height_;
+  const int render_camera_id_;
+  const FreeCameraConfig camera_config_;
+  mjvCamera camera_;
+  bool camera_ready_ = false;  // gymnasium sets its camera up at the first frame
   int reset_state_info_ = -1;  // info index of qpos0 (qvel0 follows), -1: off
   std::vector<mjtNum> qpos0_;
   std::vector<mjtNum> qvel0_;

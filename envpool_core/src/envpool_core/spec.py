@@ -37,6 +37,10 @@ def _box(spec: dict[str, Any]) -> gymnasium.spaces.Box:
     return gymnasium.spaces.Box(low=low, high=high, shape=spec["shape"], dtype=dtype)
 
 
+def _has_option(task_id: str, name: str) -> bool:
+    return any(o["name"] == name for o in _core.task_options(task_id))
+
+
 def _dm_array(spec: dict[str, Any]) -> dm_env.specs.Array:
     dtype = np.dtype(spec["dtype"])
     if spec["low"]:
@@ -52,6 +56,9 @@ class EnvSpec:
 
     def __init__(self, task_id: str, **kwargs: Any) -> None:
         check_task_id(task_id)
+        if kwargs.get("from_pixels") is True and _has_option(task_id, "render_width"):
+            # As EnvPool: pixel observations are 84 x 84 unless a size is given.
+            kwargs = {"render_width": 84, "render_height": 84, **kwargs}
         self._seed = kwargs.get("seed", 42)
         self._core = _core.Spec.make(task_id, kwargs)
         self.task_id = task_id

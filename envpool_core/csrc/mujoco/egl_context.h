@@ -1,0 +1,51 @@
+// A headless OpenGL context on EGL for the calling thread, with EGL loaded at
+// run time.
+//
+// libEGL is opened with dlopen on first use, never linked: a machine without
+// EGL or OpenGL builds the extension and steps MuJoCo tasks; only rendering
+// then fails, with an error that says what to install. The display is chosen
+// once per process: an EGL device (EGL_EXT_platform_device; MUJOCO_EGL_DEVICE_ID
+// picks one where there are several, as MuJoCo's Python bindings do), else
+// Mesa's surfaceless platform, else the default display. Without a GPU, Mesa's
+// llvmpipe renders in software on any of them.
+//
+// libEGL is opened RTLD_GLOBAL so that MuJoCo's OpenGL loader (mjr_makeContext)
+// finds eglGetProcAddress in the global symbol table and gets every GL function
+// through it (libglvnd's dispatch): no libGL.so.1 or libOpenGL.so.0 is needed.
+#pragma once
+
+namespace envpool_core::mujoco {
+
+class EglContext {
+ public:
+  // Creates an OpenGL (compatibility profile) context and makes it current on
+  // the calling thread, without a surface: MuJoCo draws into its own offscreen
+  // framebuffer. Throws std::runtime_error naming what is missing.
+  EglContext();
+  // Releases the context; must run on the thread that created it.
+  ~EglContext();
+  EglContext(const EglContext&) = delete;
+  EglContext& operator=(const EglContext&) = delete;
+
+  // Makes the context current for a scope, then gives the thread back the
+  // context that was current before, if any: other OpenGL code on the same
+  // thread (gymnasium's renderer, say) keeps working.
+  class Scope {
+   public:
+    explicit Scope(const EglContext& gl);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    void* display_;
+    void* draw_;
+    void* read_;
+    void* context_;  // null: nothing to give back
+  };
+
+ private:
+  void* context_;
+};
+
+}  // namespace envpool_core::mujoco

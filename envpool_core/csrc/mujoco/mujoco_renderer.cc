@@ -1,0 +1,107 @@
+#include "mujoco/mujoco_renderer.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "mujoco/egl_context.h"
+
+namespace envpool_core::mujoco {
+
+namespace {
+
+constexpr int kMaxGeom = 1000;  // gymnasium's MujocoRenderer default
+
+// A model's scene and its GPU resources (meshes, textures, offscreen buffer)
+// in the thread's OpenGL context.
+struct ModelRenderer {
+  explicit ModelRenderer(const mjModel* m) {
+    mjv_defaultOption(&option);
+    mjv_defaultPerturb(&perturb);
+    mjv_defaultScene(&scene);
+    mjv_makeScene(m, &scene, kMaxGeom);
+    mjr_defaultContext(&context);
+    mjr_makeContext(m, &context, mjFONTSCALE_150);
+  }
+  ~ModelRenderer() {
+    mjr_freeContext(&context);
+    mjv_freeScene(&scene);
+  }
+  ModelRenderer(const ModelRenderer&) = delete;
+  ModelRenderer& operator=(const ModelRenderer&) = delete;
+
+  mjvOption option;
+  mjvPerturb perturb;
+  mjvScene scene;
+  mjrContext context;
+};
+
+class ThreadRenderer {
+ public:
+  ThreadRenderer() = default;
+  ~ThreadRenderer() {
+    try {
+      EglContext::Scope current(gl_);  // the models' GPU resources live in this context
+      models_.clear();
+    } catch (const std::exception&) {
+      // The context cannot be made current (never seen): freeing the models'
+      // resources would touch another context, so they are left to the driver,
+      // which frees them with the context below.
+      for (auto& entry : models_) static_cast<void>(entry.second.release());
+    }
+  }
+  ThreadRenderer(const ThreadRenderer&) = delete;
+  ThreadRenderer& operator=(const ThreadRenderer&) = delete;
+
+  const std::uint8_t* Render(const mjModel* m, mjData* d, mjvCamera* camera, int width,
+                             int height) {
+    EglContext::Scope current(gl_);
+    // Models are cached for the life of the process (model_cache.h), so a
+    // model's address names it for good.
+    std::unique_ptr<ModelRenderer>& r = models_[m];
+    if (r == nullptr) r = std::make_unique<ModelRenderer>(m);
+    mjrContext& con = r->context;
+    // The offscreen buffer starts at the model's offwidth x offheight and is
+    // only ever grown, as gymnasium grows it for larger frames.
+    if (width > con.offWidth || height > con.offHeight) {
+      mjr_resizeOffscreen(std::max(width, con.offWidth), std::max(height, con.offHeight), &con);
+    }
+    // Bound on every call: another model's context may have bound its own.
+    mjr_setBuffer(mjFB_OFFSCREEN, &con);
+    mjv_updateScene(m, d, &r->option, &r->perturb, camera, mjCAT_ALL, &r->scene);
+    mjrRect viewport = {0, 0, width, height};
+    mjr_render(viewport, &r->scene, &con);
+    pixels_.resize(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 3);
+    mjr_readPixels(pixels_.data(), nullptr, viewport, &con);
+    return pixels_.data();
+  }
+
+ private:
+  EglContext gl_;  // first member: freed after the models' resources
+  std::map<const mjModel*, std::unique_ptr<ModelRenderer>> models_;
+  std::vector<std::uint8_t> pixels_;
+};
+
+}  // namespace
+
+const std::uint8_t* RenderFrame(const mjModel* m, mjData* d, mjvCamera* camera, int width,
+                                int height) {
+  // Made on this thread's first frame; if that throws (no EGL), the next call
+  // tries again and throws the same error.
+  thread_local ThreadRenderer renderer;
+  return renderer.Render(m, d, camera, width, height);
+}
+
+void CopyFrameTopDown(const std::uint8_t* frame, int width, int height, std::uint8_t* out) {
+  std::size_t row = static_cast<std::size_t>(width) * 3;
+  for (int y = 0; y < height; ++y) {
+    std::memcpy(out + row * static_cast<std::size_t>(y),
+                frame + row * static_cast<std::size_t>(height - 1 - y), row);
+  }
+}
+
+}  // namespace envpool_core::mujoco

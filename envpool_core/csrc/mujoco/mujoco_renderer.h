@@ -1,0 +1,26 @@
+// MuJoCo's own OpenGL renderer (mjv_updateScene, mjr_render, mjr_readPixels)
+// into an offscreen framebuffer, on the calling thread.
+//
+// Every thread that renders gets its own EGL context on first use (see
+// egl_context.h) and, per model, its own mjvScene and mjrContext; all are freed
+// when the thread ends (the pool's workers end when the pool closes). Nothing
+// here runs unless something renders, so stepping never pays for it.
+#pragma once
+
+#include <mujoco/mujoco.h>
+
+#include <cstdint>
+
+namespace envpool_core::mujoco {
+
+// Renders (m, d) seen from `camera` as a width x height RGB frame and returns
+// its pixels bottom row first (OpenGL's order), valid until this thread renders
+// again. The scene is gymnasium's: default mjvOption, every category, at most
+// 1000 geoms. Throws std::runtime_error when no OpenGL context can be made.
+const std::uint8_t* RenderFrame(const mjModel* m, mjData* d, mjvCamera* camera, int width,
+                                int height);
+
+// Copies a RenderFrame() result top row first (height x width x 3).
+void CopyFrameTopDown(const std::uint8_t* frame, int width, int height, std::uint8_t* out);
+
+}  // namespace envpool_core::mujoco

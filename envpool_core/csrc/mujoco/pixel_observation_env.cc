@@ -1,0 +1,80 @@
+#include "mujoco/pixel_observation_env.h"
+
+#include <cstring>
+#include <utility>
+
+namespace envpool_core::mujoco {
+
+PixelObservationEnv::PixelObservationEnv(std::unique_ptr<Env> env, int state_obs_size,
+                                         int num_info, int width, int height, int frame_stack)
+    : env_(std::move(env)),
+      state_obs_(static_cast<std::size_t>(state_obs_size)),
+      columns_(static_cast<std::size_t>(kNumCommonColumns + 1 + num_info)),
+      row_bytes_(columns_.size(), 0),
+      rgb_(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 3),
+      frames_(rgb_.size() * static_cast<std::size_t>(frame_stack)),
+      width_(width),
+      height_(height),
+      frame_stack_(frame_stack),
+      frame_bytes_(rgb_.size()) {}
+
+OutputRow PixelObservationEnv::TaskRow(const OutputRow& row) {
+  int num_columns = static_cast<int>(columns_.size());
+  for (int c = 0; c < kNumCommonColumns; ++c) columns_[c] = row.Column<std::uint8_t>(c);
+  columns_[kNumCommonColumns] = reinterpret_cast<std::uint8_t*>(state_obs_.data());
+  for (int c = kNumCommonColumns + 1; c < num_columns; ++c) {
+    columns_[c] = row.Info<std::uint8_t>(c - kNumCommonColumns - 1);
+  }
+  return OutputRow(columns_.data(), row_bytes_.data(), 0, 1);
+}
+
+void PixelObservationEnv::CopyResult(const OutputRow& from, OutputRow& to) {
+  to.reward = from.reward;
+  to.terminated = from.terminated;
+  to.discount = from.discount;
+}
+
+bool PixelObservationEnv::Reset(OutputRow& row) {
+  OutputRow task_row = TaskRow(row);
+  bool new_episode = env_->Reset(task_row);
+  CopyResult(task_row, row);
+  oldest_ = 0;
+  RenderInto(0);
+  for (int s = 1; s < frame_stack_; ++s) {
+    std::memcpy(frames_.data() + frame_bytes_ * static_cast<std::size_t>(s), frames_.data(),
+                frame_bytes_);
+  }
+  WriteStack(row);
+  return new_episode;
+}
+
+void PixelObservationEnv::Step(const void* action, OutputRow& row) {
+  OutputRow task_row = TaskRow(row);
+  env_->Step(action, task_row);
+  CopyResult(task_row, row);
+  RenderInto(oldest_);  // the newest frame replaces the oldest
+  oldest_ = (oldest_ + 1) % frame_stack_;
+  WriteStack(row);
+}
+
+void PixelObservationEnv::RenderInto(int slot) {
+  env_->Render(rgb_.data());
+  std::uint8_t* out = frames_.data() + frame_bytes_ * static_cast<std::size_t>(slot);
+  std::size_t plane = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
+  for (std::size_t p = 0; p < plane; ++p) {
+    out[p] = rgb_[3 * p];
+    out[plane + p] = rgb_[3 * p + 1];
+    out[2 * plane + p] = rgb_[3 * p + 2];
+  }
+}
+
+void PixelObservationEnv::WriteStack(OutputRow& row) const {
+  auto* obs = row.Obs<std::uint8_t>();
+  for (int i = 0; i < frame_stack_; ++i) {
+    int slot = (oldest_ + i) % frame_stack_;
+    std::memcpy(obs + frame_bytes_ * static_cast<std::size_t>(i),
+                frames_.data() + frame_bytes_ * static_cast<std::size_t>(slot), frame_bytes_);
+  }
+}
+
+}  // namespace envpool_core::mujoco
