@@ -53,7 +53,8 @@ ALIGN_STEPS = 1000
 OPTION_STEPS = 300
 # Options that only envpool_core has (pool options, the alignment hook).
 OURS_ONLY = {"num_envs", "batch_size", "num_threads", "thread_affinity_offset", "seed",
-             "max_episode_steps", "reset_state_in_info"}
+             "max_episode_steps", "reset_state_in_info", "render_width", "render_height",
+             "render_camera_id", "from_pixels", "frame_stack"}
 # gymnasium constructor arguments that are not simulation options.
 GYM_ONLY = {"self", "kwargs", "default_camera_config"}
 

@@ -1,0 +1,278 @@
+"""MuJoCo rendering: frames against gymnasium's own for the same physics state,
+pixel observations, rendering on the thread pool while stepping, and failures.
+
+gymnasium renders with MUJOCO_GL=egl, through the same libmujoco and the same
+OpenGL driver as envpool_core, so each frame is compared with gymnasium's
+`render_mode="rgb_array"` frame of the same state: envpool_core's post-reset
+state is copied into gymnasium (`set_state`, which runs mj_forward), then both
+are stepped with the same actions (they stay equal to the last bit, see
+test_mujoco.py). gymnasium aims its free camera at the median geom position at
+its first frame, so both sides render their first frame from the same state.
+
+Tolerance: at most 0.1% of the pixel values may differ, by at most 8 (of 255):
+room for a driver that rasterizes a triangle edge a little differently between
+two contexts. On Mesa's llvmpipe the frames are identical (the test prints the
+largest difference it saw).
+
+Cost: a frame costs llvmpipe about the same at 96 x 72 as at 480 x 480 (most
+of it is size-independent: MuJoCo's 4096 x 4096 shadow map and the
+multisampled offscreen buffer), and making a context costs more than a frame, so
+each task id is compared at gymnasium's default 480 x 480 in one pair of envs,
+at two states (after reset, and 12 random steps later); the fixed-camera test
+compares a non-square 96 x 72 frame, which would show a transposed frame.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import resource
+import subprocess
+import sys
+from typing import Any
+from unittest import mock
+
+import gymnasium
+import numpy as np
+import pytest
+
+import envpool_core as ep
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date")
+
+FAMILIES = [
+    "Ant", "HalfCheetah", "Hopper", "Humanoid", "HumanoidStandup", "InvertedDoublePendulum",
+    "InvertedPendulum", "Pusher", "Reacher", "Swimmer", "Walker2d",
+]
+TASKS = [f"{family}-{version}" for family in FAMILIES for version in ("v4", "v5")]
+SMALL = (96, 72)  # width, height: not square, so that a transposed frame shows
+STEPS_BETWEEN_FRAMES = (0, 12)
+MAX_DIFFERENT_FRACTION = 1e-3
+MAX_DIFFERENCE = 8
+
+
+@pytest.fixture(autouse=True)
+def _gymnasium_on_egl(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gymnasium's renderer reads MUJOCO_GL when it makes its context; MuJoCo's
+    warnings go to MUJOCO_LOG.TXT in the working directory: keep it out of the checkout."""
+    monkeypatch.setenv("MUJOCO_GL", "egl")
+    monkeypatch.chdir(tmp_path)
+
+
+def make_gym(task_id: str, **kwargs: Any) -> gymnasium.Env:
+    """gymnasium's env in rgb_array mode (Pusher-v4's MuJoCo version check passed, as in
+    test_mujoco.py)."""
+    kwargs = {"render_mode": "rgb_array", "disable_env_checker": True, **kwargs}
+    if task_id == "Pusher-v4":
+        import gymnasium.envs.mujoco.pusher_v4 as pusher_v4
+
+        with mock.patch.object(pusher_v4.mujoco, "__version__", "2.3.7"):
+            return gymnasium.make(task_id, **kwargs)
+    return gymnasium.make(task_id, **kwargs)
+
+
+def assert_same_picture(ours: np.ndarray, ref: np.ndarray, what: str) -> int:
+    """Checks the tolerance in the module doc; returns the largest difference."""
+    assert ours.shape == ref.shape and ours.dtype == ref.dtype == np.uint8, what
+    diff = np.abs(ours.astype(np.int16) - ref.astype(np.int16))
+    fraction = np.count_nonzero(diff) / diff.size
+    assert fraction <= MAX_DIFFERENT_FRACTION and diff.max() <= MAX_DIFFERENCE, (
+        f"{what}: {fraction:.4%} of the values differ, by up to {diff.max()}"
+    )
+    return int(diff.max())
+
+
+def aligned_pair(task_id: str, seed: int, **render: Any) -> tuple[Any, gymnasium.Env]:
+    """One env of ours and gymnasium's, in the same post-reset state."""
+    env = ep.make(task_id, num_envs=1, seed=seed, reset_state_in_info=True,
+                  **{f"render_{k}": v for k, v in render.items()})
+    _, info = env.reset()
+    genv = make_gym(task_id, **render)
+    genv.reset(seed=seed)
+    genv.unwrapped.set_state(info["qpos0"][0], info["qvel0"][0])
+    return env, genv
+
+
+@pytest.mark.parametrize("task_id", TASKS)
+def test_frames_match_gymnasium(task_id: str) -> None:
+    env, genv = aligned_pair(task_id, seed=3)
+    rng = np.random.default_rng(0)
+    low, high = env.action_space.low, env.action_space.high
+    worst = 0
+    for steps in STEPS_BETWEEN_FRAMES:
+        ended = False
+        for _ in range(steps):
+            action = rng.uniform(low, high)
+            _, _, terminated, truncated, _ = env.step(action[None])
+            _, _, gterminated, gtruncated, _ = genv.step(action)
+            ended = bool(terminated[0] or truncated[0] or gterminated or gtruncated)
+            if ended:
+                break
+        frame = env.render()
+        assert frame.shape == (1, 480, 480, 3) and frame.dtype == np.uint8
+        worst = max(worst, assert_same_picture(frame[0], genv.render(), f"{task_id} +{steps}"))
+        assert len(np.unique(frame.reshape(-1, 3), axis=0)) > 20, "a flat frame: nothing drawn"
+        if ended:
+            break
+    print(f"{task_id}: largest pixel difference {worst}")
+    env.close()
+    genv.close()
+
+
+def test_fixed_camera_matches_gymnasium() -> None:
+    """render_camera_id=k is the model's camera k (Hopper's 'track' camera)."""
+    env, genv = aligned_pair("Hopper-v5", seed=1, width=SMALL[0], height=SMALL[1], camera_id=0)
+    for _ in range(5):
+        action = np.full(3, 0.5)
+        env.step(action[None])
+        genv.step(action)
+    assert_same_picture(env.render()[0], genv.render(), "Hopper-v5 camera 0")
+    fixed, free = (ep.make("Hopper-v5", render_width=SMALL[0], render_height=SMALL[1],
+                           render_camera_id=camera) for camera in (0, -1))
+    fixed.reset()
+    free.reset()
+    assert not np.array_equal(fixed.render(), free.render())
+
+
+def test_render_batch_and_env_ids() -> None:
+    env = ep.make("Ant-v5", num_envs=4, num_threads=2, render_width=64, render_height=48)
+    env.reset()
+    frames = env.render(np.arange(4))
+    assert frames.shape == (4, 48, 64, 3)
+    assert not np.array_equal(frames[0], frames[1])  # different reset noise, different pictures
+    np.testing.assert_array_equal(env.render([2, 0]), frames[[2, 0]])
+    np.testing.assert_array_equal(env.render(), frames[:1])  # env 0 by default
+    with pytest.raises(ValueError, match="out of range"):
+        env.render([4])
+    with pytest.raises(ValueError, match="appears twice"):
+        env.render([1, 1])
+
+
+def test_pixel_observations() -> None:
+    env = ep.make("Hopper-v5", num_envs=2, from_pixels=True, frame_stack=3)
+    assert env.config["render_width"] == env.config["render_height"] == 84
+    assert env.observation_space.shape == (9, 84, 84)
+    assert env.observation_space.dtype == np.uint8
+    obs, info = env.reset()
+    assert obs.shape == (2, 9, 84, 84) and obs.dtype == np.uint8
+    assert "x_position" in info  # the task's infos are still there
+    # A reset fills the stack with its first frame, which is what render() shows.
+    newest = env.render(np.arange(2)).transpose(0, 3, 1, 2)
+    for k in range(3):
+        np.testing.assert_array_equal(obs[:, 3 * k:3 * k + 3], newest)
+    for _ in range(3):
+        previous = obs.copy()
+        obs, *_ = env.step(np.zeros((2, 3)))
+        np.testing.assert_array_equal(obs[:, :6], previous[:, 3:])  # oldest first
+        np.testing.assert_array_equal(obs[:, 6:], env.render(np.arange(2)).transpose(0, 3, 1, 2))
+    assert not np.array_equal(obs[:, :3], obs[:, 6:])  # the hopper moved
+
+    sized = ep.make("Reacher-v5", from_pixels=True, render_width=40, render_height=30)
+    assert sized.observation_space.shape == (3, 30, 40)
+    assert sized.reset()[0].shape == (1, 3, 30, 40)
+    with pytest.raises(ValueError, match=r"frame_stack=2 .* needs from_pixels"):
+        ep.make("Hopper-v5", frame_stack=2)
+    with pytest.raises(TypeError, match="unknown option 'from_pixels'"):
+        ep.make("CartPole-v1", from_pixels=True)
+
+
+def test_bad_render_options() -> None:
+    with pytest.raises(ValueError, match="render_camera_id 1 is out of range: the model has 1"):
+        ep.make("Hopper-v5", render_camera_id=1)
+    with pytest.raises(ValueError, match="render_width"):
+        ep.make("Hopper-v5", render_width=0)
+    with pytest.raises(ValueError, match="render_height"):
+        ep.make("Hopper-v5", render_height=5000)
+
+
+def test_closed_pool_render_raises() -> None:
+    env = ep.make("Hopper-v5", render_width=32, render_height=32)
+    env.reset()
+    env.render()
+    env.close()
+    with pytest.raises(RuntimeError, match="cannot render: the pool is closed"):
+        env.render()
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+
+
+def test_render_while_stepping_memory_is_stable() -> None:
+    """Sync and async pools render between steps on their worker threads: no crash, and
+    no growth over many calls, nor over pools made and closed (their contexts go with them).
+    Reacher's model has no light, hence no shadow pass: its frames are the cheapest."""
+    sync = ep.make("Reacher-v5", num_envs=2, num_threads=2, render_width=32, render_height=32)
+    sync.reset()
+    action = np.zeros((2, 2))
+    for i in range(150):
+        if i == 50:
+            start = rss_mb()
+        sync.step(action)
+        assert sync.render(np.arange(2)).shape == (2, 32, 32, 3)
+    assert rss_mb() - start < 4
+    sync.close()
+
+    # Async: render the envs of the last batch while the others are in flight.
+    env = ep.make("Reacher-v5", num_envs=6, batch_size=3, num_threads=2, render_width=32,
+                  render_height=32)
+    env.async_reset()
+    for _ in range(30):
+        _, _, _, _, info = env.recv()
+        ids = info["env_id"]
+        assert env.render(ids).shape == (3, 32, 32, 3)
+        env.send(np.zeros((3, 2)), ids)
+    env.close()
+
+    def cycle() -> None:
+        pool = ep.make("Reacher-v5", num_envs=2, num_threads=2, render_width=32,
+                       render_height=32)
+        pool.reset()
+        pool.render(np.arange(2))
+        pool.close()
+
+    for _ in range(2):
+        cycle()
+    gc.collect()
+    start = rss_mb()
+    for _ in range(6):
+        cycle()
+    gc.collect()
+    assert rss_mb() - start < 8
+
+
+def test_without_egl_stepping_works_and_render_says_what_to_install(tmp_path: Any) -> None:
+    """A libEGL.so.1 that cannot be loaded (first on the library path) stands for a machine
+    without EGL."""
+    (tmp_path / "libEGL.so.1").write_bytes(b"not a shared library")
+    code = (
+        "import numpy as np, envpool_core as ep\n"
+        "env = ep.make('Hopper-v5', render_width=32, render_height=32)\n"
+        "env.reset(); env.step(np.zeros((1, 3)))\n"
+        "try:\n"
+        "    env.render()\n"
+        "except RuntimeError as e:\n"
+        "    print('ERROR', e)\n"
+    )
+    environ = {**os.environ, "LD_LIBRARY_PATH": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    assert "ERROR cannot render: cannot load libEGL.so.1" in out
+    assert "apt-get install libegl1 libgl1-mesa-dri" in out
+
+
+def test_egl_device_id_out_of_range() -> None:
+    code = (
+        "import envpool_core as ep\n"
+        "env = ep.make('Hopper-v5', render_width=32, render_height=32)\n"
+        "env.reset()\n"
+        "try:\n"
+        "    env.render()\n"
+        "except RuntimeError as e:\n"
+        "    print('ERROR', e)\n"
+    )
+    environ = {**os.environ, "MUJOCO_EGL_DEVICE_ID": "99"}
+    out = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    assert "ERROR cannot render: MUJOCO_EGL_DEVICE_ID" in out
