@@ -254,12 +254,17 @@ def test_without_egl_stepping_works_and_render_says_what_to_install(tmp_path: An
         "    env.render()\n"
         "except RuntimeError as e:\n"
         "    print('ERROR', e)\n"
+        "try:\n"
+        "    ep.make('Hopper-v5', from_pixels=True)\n"
+        "except RuntimeError as e:\n"
+        "    print('PIXELS', e)\n"
     )
     environ = {**os.environ, "LD_LIBRARY_PATH": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True,
                          text=True, timeout=120, check=True).stdout
     assert "ERROR cannot render: cannot load libEGL.so.1" in out
     assert "apt-get install libegl1 libgl1-mesa-dri" in out
+    assert "PIXELS cannot render: cannot load libEGL.so.1" in out  # at make(), not mid-step
 
 
 def test_egl_device_id_out_of_range() -> None:

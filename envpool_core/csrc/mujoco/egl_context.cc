@@ -214,9 +214,14 @@ const Egl& Loaded() {
 
 }  // namespace
 
-EglContext::EglContext() : context_(nullptr) {
+void CheckEglAvailable() {
   const Egl& egl = Loaded();
   if (!egl.error.empty()) throw std::runtime_error("cannot render: " + egl.error);
+}
+
+EglContext::EglContext() : context_(nullptr) {
+  CheckEglAvailable();
+  const Egl& egl = Loaded();
   if (egl.BindAPI(kEglOpenGlApi) == 0) {
     throw std::runtime_error("cannot render: this EGL has no desktop OpenGL (eglBindAPI failed, "
                              "EGL error " + Hex(egl.GetError()) + "). " + kInstallHint);

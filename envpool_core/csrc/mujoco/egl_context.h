@@ -16,6 +16,11 @@
 
 namespace envpool_core::mujoco {
 
+// Throws the std::runtime_error a first frame would throw when EGL cannot be
+// loaded or has no usable display: lets a pool that must render to step
+// (from_pixels) fail when it is made rather than in a worker thread.
+void CheckEglAvailable();
+
 class EglContext {
  public:
   // Creates an OpenGL (compatibility profile) context and makes it current on

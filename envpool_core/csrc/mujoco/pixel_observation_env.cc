@@ -3,6 +3,8 @@
 #include <cstring>
 #include <utility>
 
+#include "mujoco/egl_context.h"
+
 namespace envpool_core::mujoco {
 
 PixelObservationEnv::PixelObservationEnv(std::unique_ptr<Env> env, int state_obs_size,
@@ -16,7 +18,11 @@ PixelObservationEnv::PixelObservationEnv(std::unique_ptr<Env> env, int state_obs
       width_(width),
       height_(height),
       frame_stack_(frame_stack),
-      frame_bytes_(rgb_.size()) {}
+      frame_bytes_(rgb_.size()) {
+  // Every step renders, on whichever thread steps: a machine without EGL is
+  // told when the pool is made, not by a worker thread mid-step.
+  CheckEglAvailable();
+}
 
 OutputRow PixelObservationEnv::TaskRow(const OutputRow& row) {
   int num_columns = static_cast<int>(columns_.size());
