@@ -297,7 +297,8 @@ class PyEnvPool {
     }
     npy_intp dims[4] = {n, shape[0], shape[1], 3};
     nb::object out = nb::steal(PyArray_ZEROS(4, dims, NPY_UINT8, 0));
-    auto* pixels = static_cast<std::uint8_t*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(out.ptr())));
+    auto* pixels =
+        static_cast<std::uint8_t*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(out.ptr())));
     {
       nb::gil_scoped_release release;  // workers render; a frame can take a while
       pool_.Render(ids, n, pixels);

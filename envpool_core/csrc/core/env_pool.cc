@@ -373,7 +373,7 @@ void EnvPool::Render(const std::int32_t* ids, int n, std::uint8_t* out) {
   render_pending_.store(n, std::memory_order_relaxed);
   for (int i = 0; i < n; ++i) queue_.Push(kFirstRenderToken - i);
   // Workers render, the caller waits: each thread that renders keeps an OpenGL
-  // context, and the workers' go away with the pool.
+  // context, and the workers' contexts go away with the pool.
   WakeWorkers(n);
   std::unique_lock<std::mutex> lock(caller_mutex_);
   caller_cv_.wait(lock, [this] { return render_pending_.load(std::memory_order_acquire) == 0; });
