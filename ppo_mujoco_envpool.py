@@ -55,7 +55,7 @@ class Args:
     save_model: bool = False
     """whether to save model into the `runs/{run_name}` folder, then evaluate it"""
     eval_checkpoint: str | None = None
-    """if set, do not train: load this saved model and play `eval_episodes` episodes"""
+    """if set, do not train: load this checkpoint and play `eval_episodes` episodes"""
     eval_episodes: int = 10
     """the number of episodes of an evaluation (one per env, played in parallel)"""
 
