@@ -281,7 +281,7 @@ def test_atari_async_train_save(tmp_path: Path) -> None:
                "--update-epochs", "1", "--max-episode-steps", "30", "--save-model",
                "--eval-episodes", "2")
     run_dir = check_training_run(tmp_path, proc, ATARI_ASYNC, 30)
-    assert run_dir.glob("ppo_atari_envpool_async.cleanrl_model")
+    assert len(list(run_dir.glob("ppo_atari_envpool_async.cleanrl_model"))) == 1
     assert len(re.findall(r"eval_episode=\d+, episodic_return=\S+, episodic_length=30",
                           proc.stdout)) == 2, proc.stdout
 
