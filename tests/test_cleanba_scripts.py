@@ -46,7 +46,8 @@ LEARN = {
 LEARN_COMMON = {"--env-id": "CartPole-v1", "--num-grad-shards": "2", "--hiddens": "64 64",
                 "--seed": "1"}
 # The mean return of the last tenth of the updates, and of the evaluation, must reach this:
-# over so many episodes a random policy stays below 30, and the runs here reach 118 to 230.
+# over so many episodes a random policy stays below 30. Measured (seed 1, this CPU): IMPALA
+# 118.3 in training, 137.4 in evaluation; PPO 390.3 and 383.1.
 THRESHOLD = 75.0
 EVAL_EPISODES = 8
 TWO_DEVICES = {"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
