@@ -246,3 +246,20 @@ def test_action_spec_and_action_space_agree_for_every_task() -> None:
             assert dm_spec.dtype == space.dtype, task_id
         assert dm_spec.shape == space.shape, task_id
     assert checked > 50
+
+
+def test_rl_games_style_calls() -> None:
+    """The calls rl_games' EnvPool wrapper makes (gymnasium API, env ids passed explicitly)."""
+    num_actors = 3
+    env = ep.make_gymnasium("Pong-v5", num_envs=num_actors, batch_size=num_actors,
+                            episodic_life=True, reward_clip=True)
+    ids = np.arange(0, num_actors)  # int64, as rl_games makes them
+    obs, info = env.reset(ids)
+    assert obs.shape == (num_actors, *env.observation_space.shape)
+    assert gymnasium.spaces.flatten_space(env.observation_space).shape == (4 * 84 * 84,)
+    for _ in range(3):
+        obs, reward, terminated, truncated, info = env.step(np.zeros(num_actors, np.int64), ids)
+    is_done = terminated | truncated
+    assert is_done.dtype == np.bool_ and list(info["env_id"]) == [0, 1, 2]
+    assert info["reward"].shape == info["lives"].shape == reward.shape == (num_actors,)
+    assert obs.dtype == np.uint8
