@@ -53,7 +53,7 @@ class Args:
     save_model: bool = False
     """whether to save model into the `runs/{run_name}` folder, then evaluate it"""
     eval_checkpoint: str | None = None
-    """if set, do not train: load this saved model and play `eval_episodes` episodes"""
+    """if set, do not train: load this checkpoint and play `eval_episodes` episodes"""
     eval_episodes: int = 10
     """the number of episodes of an evaluation (one per env, played in parallel)"""
 
@@ -253,8 +253,6 @@ if __name__ == "__main__":
     # env setup
     envs = make_env(args.env_id, args.num_envs, args.num_envs, args.seed, args.max_episode_steps)
     agent = Agent(envs).to(device)
-    if args.eval_checkpoint is not None:
-        agent.load_state_dict(checkpoint["model"])
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
     # ALGO Logic: Storage setup. Step t: obs[t] arrived with dones[t], the action taken on it and
@@ -405,6 +403,8 @@ if __name__ == "__main__":
 
     progress.close()
     envs.close()
+    if args.eval_checkpoint is not None:  # nothing was trained: evaluate the saved model
+        agent.load_state_dict(checkpoint["model"])
     if args.save_model:
         model_path = f"runs/{run_name}/{args.exp_name}.cleanrl_model"
         torch.save({"model": agent.state_dict(), "env_id": args.env_id, "args": vars(args),

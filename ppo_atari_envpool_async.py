@@ -53,7 +53,7 @@ class Args:
     save_model: bool = False
     """whether to save model into the `runs/{run_name}` folder, then evaluate it"""
     eval_checkpoint: str | None = None
-    """if set, do not train: load this saved model and play `eval_episodes` episodes"""
+    """if set, do not train: load this checkpoint and play `eval_episodes` episodes"""
     eval_episodes: int = 10
     """the number of episodes of an evaluation (one per env, played in parallel)"""
 
@@ -67,7 +67,7 @@ class Args:
     num_envs: int = 8
     """the number of parallel game environments"""
     async_batch_size: int = 4
-    """the number of envs each recv() returns (fewer than num_envs: async mode)"""
+    """envs returned by each recv(): 0 (= num_envs) is sync mode, fewer is async mode"""
     num_steps: int = 128
     """the number of steps to run in each environment per policy rollout"""
     max_episode_steps: int | None = None
@@ -244,8 +244,9 @@ if __name__ == "__main__":
         sys.exit(f"error: --env-id: {e}")
     if len(spec.observation_space.shape) != 3 or not hasattr(spec.action_space, "n"):
         sys.exit(f"error: {args.env_id} is not an Atari task (image obs, discrete actions)")
+    args.async_batch_size = args.async_batch_size or args.num_envs
     if not 0 < args.async_batch_size <= args.num_envs or args.batch_size % args.async_batch_size:
-        sys.exit(f"error: --async-batch-size must be in [1, --num-envs] and divide --num-envs x "
+        sys.exit(f"error: --async-batch-size must be in [0, --num-envs] and divide --num-envs x "
                  f"--num-steps = {args.batch_size}")
     if args.num_iterations < 1 and args.eval_checkpoint is None:
         sys.exit(f"error: --total-timesteps must be at least one batch, {args.batch_size}")
@@ -273,8 +274,6 @@ if __name__ == "__main__":
     envs = make_env(args.env_id, args.num_envs, args.async_batch_size, args.seed,
                     args.max_episode_steps)
     agent = Agent(envs).to(device)
-    if args.eval_checkpoint is not None:
-        agent.load_state_dict(checkpoint["model"])
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
     # ALGO Logic: Storage setup. Rows in arrival order: first a slot per env, for its last row of
@@ -436,6 +435,8 @@ if __name__ == "__main__":
 
     progress.close()
     envs.close()
+    if args.eval_checkpoint is not None:  # nothing was trained: evaluate the saved model
+        agent.load_state_dict(checkpoint["model"])
     if args.save_model:
         model_path = f"runs/{run_name}/{args.exp_name}.cleanrl_model"
         torch.save({"model": agent.state_dict(), "env_id": args.env_id, "args": vars(args),

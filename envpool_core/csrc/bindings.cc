@@ -14,8 +14,9 @@
 #include <numpy/arrayobject.h>
 
 #include <chrono>
-#include <cmath>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -27,6 +28,9 @@
 #endif
 #ifdef ENVPOOL_CORE_WITH_MUJOCO
 #include "mujoco/register.h"
+#endif
+#ifdef ENVPOOL_CORE_WITH_XLA
+#include "xla/xla_target.h"
 #endif
 
 namespace nb = nanobind;
@@ -141,7 +145,23 @@ nb::list SpecList(const std::vector<ArraySpec>& specs) {
   return l;
 }
 
-void ReleaseActionOwner(void* owner) { Py_DECREF(static_cast<PyObject*>(owner)); }
+// Called by the engine for each consumed send. XLA's handlers run it without
+// the GIL (for the Python arrays of earlier Python sends), hence the GIL check.
+void ReleaseActionOwner(void* owner) {
+#ifdef ENVPOOL_CORE_WITH_XLA
+  if (XlaTarget::IsStagingOwner(owner)) {
+    XlaTarget::ReleaseStagingOwner(owner);
+    return;
+  }
+#endif
+  if (PyGILState_Check() != 0) {
+    Py_DECREF(static_cast<PyObject*>(owner));
+  } else {
+    PyGILState_STATE state = PyGILState_Ensure();
+    Py_DECREF(static_cast<PyObject*>(owner));
+    PyGILState_Release(state);
+  }
+}
 
 // Checks an array argument: a C-contiguous numpy array of `dtype` and `shape`.
 PyArrayObject* CheckArray(nb::handle obj, const char* what, int npy_type,
@@ -178,31 +198,6 @@ const std::int32_t* EnvIds(nb::handle ids, int* n) {
   return static_cast<const std::int32_t*>(PyArray_DATA(arr));
 }
 
-// Range check for discrete actions and finiteness for continuous ones: a bad
-// action is reported instead of silently corrupting an env.
-void CheckActionValues(const ArraySpec& spec, PyArrayObject* arr) {
-  npy_intp count = PyArray_SIZE(arr);
-  if (spec.dtype == DType::kInt32 && !spec.low.empty()) {
-    const auto* a = static_cast<const std::int32_t*>(PyArray_DATA(arr));
-    auto lo = static_cast<std::int32_t>(spec.low[0]), hi = static_cast<std::int32_t>(spec.high[0]);
-    for (npy_intp i = 0; i < count; ++i) {
-      if (a[i] < lo || a[i] > hi) {
-        throw std::invalid_argument("action " + std::to_string(a[i]) + " is out of range [" +
-                                    std::to_string(lo) + ", " + std::to_string(hi) + "]");
-      }
-    }
-  } else if (spec.dtype == DType::kFloat64 || spec.dtype == DType::kFloat32) {
-    for (npy_intp i = 0; i < count; ++i) {
-      double x = spec.dtype == DType::kFloat64 ? static_cast<const double*>(PyArray_DATA(arr))[i]
-                                               : static_cast<const float*>(PyArray_DATA(arr))[i];
-      if (!std::isfinite(x)) {
-        throw std::invalid_argument("action contains a non-finite value (NaN or inf); "
-                                    "continuous actions must be finite");
-      }
-    }
-  }
-}
-
 class PyEnvPool {
  public:
   explicit PyEnvPool(const PySpec& s)
@@ -218,12 +213,30 @@ class PyEnvPool {
     }
   }
 
+  ~PyEnvPool() {
+#ifdef ENVPOOL_CORE_WITH_XLA
+    if (xla_) {
+      auto lock = Lock();
+      xla_->Detach();
+    }
+#endif
+  }
+
+#ifdef ENVPOOL_CORE_WITH_XLA
+  // The id XLA computations name this pool by (registered on first use).
+  std::int64_t XlaTargetId() {
+    if (!xla_) xla_ = XlaTarget::Create(&pool_);
+    return xla_->id();
+  }
+#endif
+
   void Send(nb::handle action, nb::handle env_ids) {
+    auto lock = Lock();
     int n;
     const std::int32_t* ids = EnvIds(env_ids, &n);
     action_shape_[0] = n;
     PyArrayObject* arr = CheckArray(action, "action", NumpyType(pool_.spec().action.dtype), action_shape_);
-    CheckActionValues(pool_.spec().action, arr);
+    CheckActionValues(pool_.spec().action, PyArray_DATA(arr), static_cast<std::size_t>(PyArray_SIZE(arr)));
     pool_.ReleaseConsumedActions();
     Py_INCREF(action.ptr());
     try {
@@ -235,12 +248,14 @@ class PyEnvPool {
   }
 
   void Reset(nb::handle env_ids) {
+    auto lock = Lock();
     int n;
     const std::int32_t* ids = EnvIds(env_ids, &n);
     pool_.Reset(ids, n);
   }
 
   nb::tuple Recv() {
+    auto lock = Lock();
     pool_.ReleaseConsumedActions();
     pool_.CheckRecvPossible();
     {
@@ -288,6 +303,7 @@ class PyEnvPool {
   }
 
   nb::object Render(nb::handle env_ids) {
+    auto lock = Lock();
     int n;
     const std::int32_t* ids = EnvIds(env_ids, &n);
     const auto& shape = pool_.spec().render_shape;
@@ -307,6 +323,7 @@ class PyEnvPool {
   }
 
   void Close() {
+    auto lock = Lock();
     {
       nb::gil_scoped_release release;  // joining can take a step's time; workers need no GIL
       pool_.StopWorkers();
@@ -320,9 +337,31 @@ class PyEnvPool {
     return names;
   }
 
+#ifdef ENVPOOL_CORE_WITH_XLA
+  // Declared before pool_ so that it outlives it: the engine hands staging
+  // buffers back to it while it is destroyed.
+  std::shared_ptr<XlaTarget> xla_;
+#endif
   EnvPool pool_;
 
  private:
+  // Serialises engine calls with XLA computations stepping this pool, once
+  // xla() was used (before that, the GIL does). Blocks without the GIL, so an
+  // XLA handler that needs the GIL (ReleaseActionOwner) cannot deadlock with us.
+  std::unique_lock<std::mutex> Lock() {
+#ifdef ENVPOOL_CORE_WITH_XLA
+    if (xla_) {
+      std::unique_lock<std::mutex> lock(xla_->mutex(), std::try_to_lock);
+      if (!lock.owns_lock()) {
+        nb::gil_scoped_release release;
+        lock.lock();
+      }
+      return lock;
+    }
+#endif
+    return {};
+  }
+
   std::vector<npy_intp> action_shape_;
   std::vector<std::vector<npy_intp>> column_dims_;
   std::vector<int> column_types_;
@@ -369,6 +408,17 @@ NB_MODULE(_core, m) {
         "Registers the MuJoCo tasks, reading model XML files from asset_dir.");
 #endif
 
+  nb::list common;
+  for (const auto& c : CommonColumnSpecs()) common.append(c.name);
+  m.attr("COMMON_COLUMNS") = nb::tuple(common);
+
+#ifdef ENVPOOL_CORE_WITH_XLA
+  m.def("xla_send_handler", [] { return nb::capsule(XlaSendHandler()); },
+        "The typed-FFI handler of xla()'s send, for jax.ffi.register_ffi_target.");
+  m.def("xla_recv_handler", [] { return nb::capsule(XlaRecvHandler()); },
+        "The typed-FFI handler of xla()'s recv, for jax.ffi.register_ffi_target.");
+#endif
+
   nb::class_<PySpec>(m, "Spec")
       .def_static("make", &MakeSpec, nb::arg("task_id"), nb::arg("kwargs"))
       .def_ro("task_id", &PySpec::task_id)
@@ -376,7 +426,8 @@ NB_MODULE(_core, m) {
       .def_prop_ro("obs", [](const PySpec& s) { return SpecList(s.spec.obs); })
       .def_prop_ro("info", [](const PySpec& s) { return SpecList(s.spec.info); })
       .def_prop_ro("action", [](const PySpec& s) { return ArraySpecDict(s.spec.action); })
-      .def_prop_ro("render_shape", [](const PySpec& s) { return s.spec.render_shape; });
+      .def_prop_ro("render_shape", [](const PySpec& s) { return s.spec.render_shape; })
+      .def_prop_ro("columns", [](const PySpec& s) { return SpecList(OutputColumns(s.spec)); });
 
   nb::class_<PyEnvPool>(m, "EnvPool")
       .def(nb::init<const PySpec&>(), nb::arg("spec"), nb::call_guard<nb::gil_scoped_release>())
@@ -387,6 +438,9 @@ NB_MODULE(_core, m) {
       .def("render", &PyEnvPool::Render, nb::arg("env_id"))
       .def("close", &PyEnvPool::Close)
       .def_prop_ro("columns", &PyEnvPool::Columns)
+#ifdef ENVPOOL_CORE_WITH_XLA
+      .def("xla_target_id", &PyEnvPool::XlaTargetId)
+#endif
       .def_prop_ro("closed", [](const PyEnvPool& p) { return p.pool_.closed(); })
       .def_prop_ro("num_envs", [](const PyEnvPool& p) { return p.pool_.num_envs(); })
       .def_prop_ro("batch_size", [](const PyEnvPool& p) { return p.pool_.batch_size(); });

@@ -1,5 +1,9 @@
 #include "core/array_spec.h"
 
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
 namespace envpool_core {
 
 std::size_t DTypeSize(DType dtype) {
@@ -39,6 +43,28 @@ std::size_t ArraySpec::NumElements() const {
   std::size_t n = 1;
   for (int d : shape) n *= static_cast<std::size_t>(d);
   return n;
+}
+
+void CheckActionValues(const ArraySpec& spec, const void* data, std::size_t count) {
+  if (spec.dtype == DType::kInt32 && !spec.low.empty()) {
+    const auto* a = static_cast<const std::int32_t*>(data);
+    auto lo = static_cast<std::int32_t>(spec.low[0]), hi = static_cast<std::int32_t>(spec.high[0]);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (a[i] < lo || a[i] > hi) {
+        throw std::invalid_argument("action " + std::to_string(a[i]) + " is out of range [" +
+                                    std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      }
+    }
+  } else if (spec.dtype == DType::kFloat64 || spec.dtype == DType::kFloat32) {
+    for (std::size_t i = 0; i < count; ++i) {
+      double x = spec.dtype == DType::kFloat64 ? static_cast<const double*>(data)[i]
+                                               : static_cast<const float*>(data)[i];
+      if (!std::isfinite(x)) {
+        throw std::invalid_argument("action contains a non-finite value (NaN or inf); "
+                                    "continuous actions must be finite");
+      }
+    }
+  }
 }
 
 ArraySpec DiscreteActionSpec(int n) {

@@ -48,6 +48,11 @@ ArraySpec MakeArraySpec(std::string name, std::vector<int> shape, std::vector<do
                    std::move(high)};
 }
 
+// Throws std::invalid_argument for an action batch (`count` elements laid out
+// as `spec`) that is out of the discrete range or not finite: a bad action is
+// reported instead of silently corrupting an env.
+void CheckActionValues(const ArraySpec& spec, const void* data, std::size_t count);
+
 // A discrete action in [0, n): int32 scalar.
 ArraySpec DiscreteActionSpec(int n);
 

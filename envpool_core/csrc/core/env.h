@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/array_spec.h"
+#include "core/columns.h"
 #include "core/config.h"
 
 namespace envpool_core {
@@ -25,19 +26,6 @@ struct EnvSpec {
   ArraySpec action;
   // {height, width} of the RGB frames Env::Render writes; empty: no render.
   std::vector<int> render_shape;
-};
-
-// Columns every output block carries before the env's obs and info columns.
-enum CommonColumn : int {
-  kColEnvId = 0,
-  kColPlayersEnvId,
-  kColElapsedStep,
-  kColReward,
-  kColDone,
-  kColTrunc,
-  kColDiscount,
-  kColStepType,
-  kNumCommonColumns
 };
 
 // dm_env step types.

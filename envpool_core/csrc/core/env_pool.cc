@@ -26,22 +26,6 @@ constexpr int kCallerSpins = 1000;
 constexpr int kStopToken = -1;
 constexpr int kFirstRenderToken = -2;
 
-std::vector<ArraySpec> OutputColumns(const EnvSpec& spec) {
-  std::vector<ArraySpec> cols = {
-      MakeArraySpec<std::int32_t>("env_id", {}),
-      MakeArraySpec<std::int32_t>("players.env_id", {}),
-      MakeArraySpec<std::int32_t>("elapsed_step", {}),
-      MakeArraySpec<float>("reward", {}),
-      MakeArraySpec<bool>("done", {}),
-      MakeArraySpec<bool>("trunc", {}),
-      MakeArraySpec<float>("discount", {}),
-      MakeArraySpec<std::int32_t>("step_type", {}),
-  };
-  cols.insert(cols.end(), spec.obs.begin(), spec.obs.end());
-  cols.insert(cols.end(), spec.info.begin(), spec.info.end());
-  return cols;
-}
-
 void PinCurrentThread(int core) {
 #if defined(__linux__)
   cpu_set_t set;

@@ -10,17 +10,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from envpool_core.pool import DmEnvPool, EnvPool, GymnasiumEnvPool
+from envpool_core.gym_api import installed_gym, uses_old_api
+from envpool_core.pool import (
+    DmEnvPool,
+    EnvPool,
+    GymEnvPool,
+    GymnasiumEnvPool,
+    LegacyGymEnvPool,
+)
 from envpool_core.registry import list_all_envs
 from envpool_core.spec import EnvSpec
 
 __all__ = [
-    "DmEnvPool", "EnvPool", "EnvSpec", "GymnasiumEnvPool", "list_all_envs", "make",
+    "DmEnvPool", "EnvPool", "EnvSpec", "GymEnvPool", "GymnasiumEnvPool", "LegacyGymEnvPool",
+    "list_all_envs", "make",
     "make_dm", "make_gym", "make_gymnasium", "make_spec",
 ]
 __version__ = "0.1.0"
 
-_ENV_TYPES = {"gymnasium": GymnasiumEnvPool, "gym": GymnasiumEnvPool, "dm": DmEnvPool}
+_ENV_TYPES = ("gymnasium", "gym", "dm")
 
 
 def make_spec(task_id: str, **kwargs: Any) -> EnvSpec:
@@ -29,10 +37,26 @@ def make_spec(task_id: str, **kwargs: Any) -> EnvSpec:
 
 
 def make(task_id: str, env_type: str = "gymnasium", **kwargs: Any) -> EnvPool:
-    """Makes a pool of `task_id` envs; `env_type` is "gymnasium", "gym" (the same) or "dm"."""
+    """Makes a pool of `task_id` envs.
+
+    `env_type`: "gymnasium"; "dm" (dm_env TimeSteps); or "gym", which speaks the
+    API of the installed gym as EnvPool 0.6-0.8 did: gym < 0.26 gets the old API
+    (`reset() -> obs`, `step() -> (obs, reward, done, info)`, gym spaces;
+    `gym_reset_return_info=True` makes reset return `(obs, info)`), gym >= 0.26
+    the 5-tuple API with gym spaces, and without gym it is "gymnasium".
+    """
     if env_type not in _ENV_TYPES:
         raise ValueError(f"env_type must be one of {sorted(_ENV_TYPES)}, got {env_type!r}")
-    return _ENV_TYPES[env_type](make_spec(task_id, **kwargs))
+    if env_type != "gym":
+        return (DmEnvPool if env_type == "dm" else GymnasiumEnvPool)(make_spec(task_id, **kwargs))
+    reset_return_info = bool(kwargs.pop("gym_reset_return_info", False))
+    spec = make_spec(task_id, **kwargs)
+    gym = installed_gym()
+    if gym is None:
+        return GymnasiumEnvPool(spec)
+    if uses_old_api(gym):
+        return LegacyGymEnvPool(spec, gym.spaces, reset_return_info)
+    return GymEnvPool(spec, gym.spaces)
 
 
 def make_gymnasium(task_id: str, **kwargs: Any) -> EnvPool:
@@ -41,7 +65,7 @@ def make_gymnasium(task_id: str, **kwargs: Any) -> EnvPool:
 
 
 def make_gym(task_id: str, **kwargs: Any) -> EnvPool:
-    """`make(task_id, env_type="gym", ...)`: the gymnasium API, as EnvPool with gym >= 0.26."""
+    """`make(task_id, env_type="gym", ...)`: the API of the installed gym (see `make`)."""
     return make(task_id, env_type="gym", **kwargs)
 
 

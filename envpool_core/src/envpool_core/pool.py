@@ -2,23 +2,80 @@
 
 The C++ engine returns a flat tuple of numpy arrays (views of one output block,
 no copies); this module only names them and arranges them into gymnasium's
-`(obs, reward, terminated, truncated, info)` or dm_env's `TimeStep`.
+`(obs, reward, terminated, truncated, info)`, gym's `(obs, reward, done, info)`
+or dm_env's `TimeStep`. The arrangement is pure, so `xla()` applies the same
+code to the JAX arrays of its recv.
 """
 
 from __future__ import annotations
 
 from collections import namedtuple
+from types import ModuleType
 from typing import Any
 
 import dm_env
+import gymnasium
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
 from envpool_core import _core
+from envpool_core.gym_api import convert_space
 from envpool_core.spec import EnvSpec
 
-# The engine's common columns, in order, before the obs and info columns.
-_COMMON = ("env_id", "players.env_id", "elapsed_step", "reward", "done", "trunc",
-           "discount", "step_type")
+# Where the engine puts its common columns (names and order defined once, in C++).
+_COLUMN = {name: i for i, name in enumerate(_core.COMMON_COLUMNS)}
+_ENV_ID = _COLUMN["env_id"]
+_PLAYERS_ENV_ID = _COLUMN["players.env_id"]
+_ELAPSED_STEP = _COLUMN["elapsed_step"]
+_REWARD = _COLUMN["reward"]
+_DONE = _COLUMN["done"]
+_TRUNC = _COLUMN["trunc"]
+_DISCOUNT = _COLUMN["discount"]
+_STEP_TYPE = _COLUMN["step_type"]
+
+
+_UNSET = object()
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # e.g. arrays of another shape
+        return False
+
+
+class _Fixed:
+    """A pool attribute that clients may assign, but only the value it already has.
+
+    Vector-env clients assign attributes such as `envs.num_envs = n` to pools
+    that lack them; the pool has them all, and refuses a value that would make
+    it lie about itself. The value lives in the private attribute `_<name>`,
+    which the pool's own code reads (a plain attribute costs less per step).
+    """
+
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        self.private = "_" + name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return getattr(obj, self.private)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        current = getattr(obj, self.private, _UNSET)
+        if current is _UNSET:  # the pool's own value, set once by __init__
+            setattr(obj, self.private, value)
+        elif not _same(value, current):
+            raise ValueError(
+                f"cannot set {self.name} to {value!r}: this pool's {self.name} is {current!r} "
+                "and the pool cannot change it (make a new pool with envpool_core.make(...))"
+            )
 
 
 class EnvPool:
@@ -29,10 +86,21 @@ class EnvPool:
     returns the first `batch_size` envs to finish; `info["env_id"]` says which.
     """
 
-    def __init__(self, spec: EnvSpec) -> None:
+    num_envs = _Fixed("Number of environments in the pool.")
+    batch_size = _Fixed("Number of envs each recv() returns.")
+    is_vector_env = _Fixed("True: a pool is a vector env (for gym-era clients).")
+    observation_space = _Fixed("Single-env observation space (EnvPool's convention).")
+    action_space = _Fixed("Single-env action space (EnvPool's convention).")
+    single_observation_space = _Fixed("Single-env observation space.")
+    single_action_space = _Fixed("Single-env action space.")
+    metadata = _Fixed("Vector-env metadata: auto-reset is next-step.")
+
+    def __init__(self, spec: EnvSpec, spaces: ModuleType | None = None) -> None:
+        """Makes the pool of `spec`; its spaces are from `spaces` (gymnasium's by default)."""
         self.spec = spec
         self._pool = _core.EnvPool(spec._core)
         self._num_obs = len(spec.obs_specs)
+        self._first_obs = len(_COLUMN)
         self._obs_names = [s["name"] for s in spec.obs_specs]
         self._info_names = [s["name"] for s in spec.info_specs]
         action = spec.action_array_spec
@@ -43,20 +111,18 @@ class EnvPool:
         self._all_env_ids = np.arange(self._pool.num_envs, dtype=np.int32)
         self._last_env_id = self._all_env_ids
         self.config: dict[str, Any] = spec.config_dict
-        self.observation_space = spec.observation_space
-        self.action_space = spec.action_space
+        observation_space, action_space = spec.observation_space, spec.action_space
+        if spaces is not None:
+            observation_space = convert_space(observation_space, spaces)
+            action_space = convert_space(action_space, spaces)
+        self.num_envs = self._pool.num_envs
+        self.batch_size = self._pool.batch_size
+        self.is_vector_env = True
+        self.observation_space = self.single_observation_space = observation_space
+        self.action_space = self.single_action_space = action_space
+        self.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
     # -- EnvPool attributes -------------------------------------------------------
-    @property
-    def num_envs(self) -> int:
-        """Number of environments in the pool."""
-        return self._pool.num_envs
-
-    @property
-    def batch_size(self) -> int:
-        """Number of envs each recv() returns."""
-        return self._pool.batch_size
-
     @property
     def is_async(self) -> bool:
         """True in async mode (batch_size < num_envs)."""
@@ -73,7 +139,7 @@ class EnvPool:
     # -- stepping -----------------------------------------------------------------
     def _env_ids(self, env_id: Any, count: int | None) -> np.ndarray:
         if env_id is None:
-            if count is None or count == self.num_envs:
+            if count is None or count == self._num_envs:
                 return self._all_env_ids
             if count == len(self._last_env_id):
                 return self._last_env_id
@@ -119,8 +185,10 @@ class EnvPool:
         self._pool.send(action, ids)
 
     def recv(self, reset: bool = False) -> Any:
-        """Waits for the next batch and returns it (gymnasium tuple or dm TimeStep)."""
-        return self._to(self._pool.recv(), reset)
+        """Waits for the next batch and returns it, arranged for this pool's env_type."""
+        arrays = self._pool.recv()
+        self._last_env_id = arrays[_ENV_ID]
+        return self._arrange(arrays, reset)
 
     def step(self, action: Any, env_id: Any = None) -> Any:
         """`send(action, env_id)` then `recv()`."""
@@ -145,25 +213,35 @@ class EnvPool:
         """Stops the worker threads and frees the envs. Further calls raise RuntimeError."""
         self._pool.close()
 
+    @property
+    def closed(self) -> bool:
+        """True once close() was called."""
+        return self._pool.closed
+
+    def xla(self) -> tuple:
+        """`(handle, recv, send, step)`: this pool's send/recv as JAX functions (see xla.py)."""
+        from envpool_core.xla import make_xla
+
+        return make_xla(self)
+
     def seed(self, seed: Any = None) -> None:
         """Not supported: seeds are fixed at creation (`make(..., seed=...)`)."""
         raise RuntimeError("seeds are set at creation: envpool_core.make(task_id, seed=...)")
 
-    # -- output conversion --------------------------------------------------------
+    # -- output arrangement (pure: numpy arrays here, JAX arrays under xla()) -----
     def _split(self, arrays: tuple) -> tuple[Any, dict[str, Any]]:
-        self._last_env_id = arrays[0]
-        n = len(_COMMON)
+        n = self._first_obs
         if self._num_obs == 1:
             obs: Any = arrays[n]
         else:
             obs = dict(zip(self._obs_names, arrays[n:n + self._num_obs], strict=False))
         info = dict(zip(self._info_names, arrays[n + self._num_obs:], strict=False))
-        info["env_id"] = arrays[0]
-        info["players"] = {"env_id": arrays[1]}
-        info["elapsed_step"] = arrays[2]
+        info["env_id"] = arrays[_ENV_ID]
+        info["players"] = {"env_id": arrays[_PLAYERS_ENV_ID]}
+        info["elapsed_step"] = arrays[_ELAPSED_STEP]
         return obs, info
 
-    def _to(self, arrays: tuple, reset: bool) -> Any:
+    def _arrange(self, arrays: tuple, reset: bool) -> Any:
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -171,15 +249,46 @@ class EnvPool:
                f"batch_size={self.batch_size})"
 
 
-class GymnasiumEnvPool(EnvPool):
-    """Gymnasium API: reset -> (obs, info); step -> (obs, reward, terminated, truncated, info)."""
+class GymnasiumEnvPool(EnvPool, gymnasium.vector.VectorEnv):
+    """Gymnasium API: reset -> (obs, info); step -> (obs, reward, terminated, truncated, info).
 
-    def _to(self, arrays: tuple, reset: bool) -> Any:
+    An instance of `gymnasium.vector.VectorEnv`, with EnvPool's conventions where
+    they differ: `observation_space`/`action_space` are single-env spaces.
+    """
+
+    def _arrange(self, arrays: tuple, reset: bool) -> Any:
         obs, info = self._split(arrays)
         if reset:
             return obs, info
-        done, trunc = arrays[4], arrays[5]
-        return obs, arrays[3], done & ~trunc, trunc, info
+        trunc = arrays[_TRUNC]
+        return obs, arrays[_REWARD], arrays[_DONE] & ~trunc, trunc, info
+
+
+class GymEnvPool(GymnasiumEnvPool):
+    """`env_type="gym"` with gym >= 0.26 installed: the 5-tuple API with `gym.spaces`."""
+
+
+class LegacyGymEnvPool(EnvPool):
+    """`env_type="gym"` with gym < 0.26 installed: gym's old API, as EnvPool 0.6-0.8.
+
+    reset -> obs (`(obs, info)` with `gym_reset_return_info=True`);
+    step/recv -> `(obs, reward, done, info)`, `done = terminated | truncated`
+    and `info["TimeLimit.truncated"]`. Spaces are `gym.spaces`.
+    """
+
+    def __init__(self, spec: EnvSpec, spaces: ModuleType, reset_return_info: bool) -> None:
+        """Makes the pool of `spec` with spaces from `spaces` (gym's)."""
+        super().__init__(spec, spaces)
+        self._reset_return_info = reset_return_info
+        self.config["gym_reset_return_info"] = reset_return_info
+
+    def _arrange(self, arrays: tuple, reset: bool) -> Any:
+        obs, info = self._split(arrays)
+        # The engine's done column is already terminated | truncated.
+        info["TimeLimit.truncated"] = arrays[_TRUNC]
+        if reset:
+            return (obs, info) if self._reset_return_info else obs
+        return obs, arrays[_REWARD], arrays[_DONE], info
 
 
 class DmEnvPool(EnvPool):
@@ -199,12 +308,12 @@ class DmEnvPool(EnvPool):
         """dm_env action spec."""
         return self.spec.action_spec()
 
-    def _to(self, arrays: tuple, reset: bool) -> dm_env.TimeStep:
+    def _arrange(self, arrays: tuple, reset: bool) -> dm_env.TimeStep:
         obs, info = self._split(arrays)
         obs_values = [obs] if self._num_obs == 1 else [obs[k] for k in self._obs_names]
         state = self._state_type(
-            *obs_values, *(info[k] for k in self._info_names), arrays[0],
-            self._players_type(arrays[1]), arrays[2],
+            *obs_values, *(info[k] for k in self._info_names), arrays[_ENV_ID],
+            self._players_type(arrays[_PLAYERS_ENV_ID]), arrays[_ELAPSED_STEP],
         )
-        return dm_env.TimeStep(step_type=arrays[7], reward=arrays[3], discount=arrays[6],
-                               observation=state)
+        return dm_env.TimeStep(step_type=arrays[_STEP_TYPE], reward=arrays[_REWARD],
+                               discount=arrays[_DISCOUNT], observation=state)

@@ -51,6 +51,13 @@ def _dm_array(spec: dict[str, Any]) -> dm_env.specs.Array:
     return dm_env.specs.Array(shape=spec["shape"], dtype=dtype, name=spec["name"])
 
 
+def _discrete_range(spec: dict[str, Any]) -> tuple[int, int] | None:
+    """`(low, high)` of a discrete action (an int32 scalar with bounds), else None."""
+    if spec["dtype"] == "int32" and spec["shape"] == () and spec["low"]:
+        return int(spec["low"][0]), int(spec["high"][0])
+    return None
+
+
 class EnvSpec:
     """The spec of a task made with given options: config, observation and action spaces."""
 
@@ -66,6 +73,8 @@ class EnvSpec:
         self.info_specs: list[dict[str, Any]] = self._core.info
         self.action_array_spec: dict[str, Any] = self._core.action
         self.render_shape: list[int] = self._core.render_shape
+        # Every output column (common, obs, info) as the engine lays them out.
+        self.columns: list[dict[str, Any]] = self._core.columns
 
     @property
     def config_dict(self) -> dict[str, Any]:
@@ -90,11 +99,11 @@ class EnvSpec:
     @property
     def action_space(self) -> gymnasium.Space:
         """Single-env action space: Discrete for int32 actions, Box otherwise."""
-        a = self.action_array_spec
-        if a["dtype"] == "int32" and a["shape"] == () and a["low"]:
-            low, high = int(a["low"][0]), int(a["high"][0])
+        discrete = _discrete_range(self.action_array_spec)
+        if discrete is not None:
+            low, high = discrete
             return gymnasium.spaces.Discrete(high - low + 1, start=low)
-        return _box(a)
+        return _box(self.action_array_spec)
 
     def observation_spec(self) -> Any:
         """dm_env observation spec: an Array per observation array."""
@@ -103,13 +112,13 @@ class EnvSpec:
         return {s["name"]: _dm_array(s) for s in self.obs_specs}
 
     def action_spec(self) -> dm_env.specs.Array:
-        """dm_env action spec."""
-        a = self.action_array_spec
-        if a["dtype"] == "int32" and a["shape"] == () and a["low"]:
+        """dm_env action spec, with the bounds of `action_space`."""
+        discrete = _discrete_range(self.action_array_spec)
+        if discrete is not None and discrete[0] == 0:
             return dm_env.specs.DiscreteArray(
-                num_values=int(a["high"][0]) + 1, dtype=np.int32, name="action"
+                num_values=discrete[1] + 1, dtype=np.int32, name="action"
             )
-        return _dm_array(a)
+        return _dm_array(self.action_array_spec)
 
     def __repr__(self) -> str:
         return f"EnvSpec({self.task_id!r}, {self.config_dict})"
