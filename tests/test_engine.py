@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import resource
+import time
 
 import numpy as np
 import pytest
@@ -300,8 +301,16 @@ def _worker_affinities(**kwargs: object) -> list[set[int]]:
     before = _thread_ids()
     env = ep.make("CartPole-v1", **kwargs)
     env.reset()
-    during = _thread_ids() - before
-    affinities = {tid: os.sched_getaffinity(tid) for tid in during}
+    # A worker pins itself when it first runs, which a loaded machine may delay past reset()
+    # (the caller steps envs too): wait for that, up to a bound that only a missing pin hits.
+    deadline = time.monotonic() + 60
+    while True:
+        during = _thread_ids() - before
+        affinities = {tid: os.sched_getaffinity(tid) for tid in during}
+        settled = all(len(cpus) == 1 for cpus in affinities.values())
+        if kwargs.get("thread_affinity_offset", -1) < 0 or settled or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
     env.close()
     return [affinities[tid] for tid in sorted(during - _thread_ids())]
 
