@@ -1,9 +1,16 @@
-"""The engine under load, without Python in the loop: builds and runs engine_stress.
+"""The engine without Python in the loop: builds and runs the C++ tests.
 
-engine_stress (envpool_core/csrc/tests/engine_stress.cc) steps CartPole for hundreds of
-thousands of batches in sync and async mode, with more workers than this machine class has
-cores, and checks that every env keeps being served. A lost env shows up as a hang, so the
-run has a time limit. The sanitizer builds (README, "Sanitizers") run the same driver.
+- engine_stress (envpool_core/csrc/tests/engine_stress.cc) steps CartPole for hundreds of
+  thousands of batches in sync and async mode, with more workers than this machine class has
+  cores, and checks that every row is written once by the env it names and that every env is
+  served in proportion and until the end of the run (an env lost mid-run fails it even while
+  the others keep batches completing). A lost env in sync mode shows up as a hang, so the run
+  has a time limit.
+- env_id_queue_test and output_block_test are unit tests of the engine's env-id queue and
+  output-block pool (wrap-around, full ring, many producers and consumers, block recycling,
+  reference counting, blocks outliving their pool).
+
+The sanitizer builds (README, "Sanitizers") run the same programs.
 """
 
 import shutil
@@ -14,13 +21,15 @@ from pathlib import Path
 import pytest
 
 SOURCE = Path(__file__).resolve().parents[1] / "envpool_core"
-TIME_LIMIT_S = 120
+PROGRAMS = ["engine_stress", "env_id_queue_test", "output_block_test"]
+# A hang detector, not a speed test: each program takes seconds on an idle 2-core machine.
+TIME_LIMIT_S = 240
 
 
 @pytest.fixture(scope="module")
-def engine_stress(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cmake = shutil.which("cmake")
-    assert cmake, "cmake is needed to build engine_stress (pip install -r requirements.txt)"
+    assert cmake, "cmake is needed to build the C++ tests (pip install -r requirements.txt)"
     build = tmp_path_factory.mktemp("stress_build")
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
     subprocess.run(
@@ -29,16 +38,19 @@ def engine_stress(tmp_path_factory: pytest.TempPathFactory) -> Path:
          "-DENVPOOL_CORE_STRESS=ON", "-DENVPOOL_CORE_WITH_ATARI=OFF",
          "-DENVPOOL_CORE_WITH_MUJOCO=OFF"],
         check=True, capture_output=True)
-    subprocess.run([cmake, "--build", str(build), "--target", "engine_stress", "-j2"],
+    subprocess.run([cmake, "--build", str(build), "--target", *PROGRAMS, "-j2"],
                    check=True, capture_output=True)
-    return build / "engine_stress"
+    return build
 
 
-def test_engine_stress_serves_every_env_without_hanging(engine_stress: Path) -> None:
+@pytest.mark.timeout(600)  # the build (first test) plus the program
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_cc_program_passes(build_dir: Path, program: str) -> None:
     try:
-        done = subprocess.run([str(engine_stress)], capture_output=True, text=True,
+        done = subprocess.run([str(build_dir / program)], capture_output=True, text=True,
                               timeout=TIME_LIMIT_S)
     except subprocess.TimeoutExpired:
-        pytest.fail(f"engine_stress did not finish in {TIME_LIMIT_S} s: a batch never completed")
+        pytest.fail(f"{program} did not finish in {TIME_LIMIT_S} s: it hung (a batch never "
+                    "completed, or a queue lost a value)")
     assert done.returncode == 0, done.stderr
-    assert "engine_stress: ok" in done.stdout
+    assert f"{program}: ok" in done.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import queue
 import signal
 import subprocess
 import sys
@@ -10,59 +11,102 @@ import time
 from typing import ClassVar
 
 import numpy as np
+import pytest
 
 import envpool_core as ep
 
+# With a switch interval this long, a thread waiting for the GIL cannot force its holder to
+# drop it within the test (CPython forces a switch only after the interval), so the waiting
+# thread gets to run only if recv() releases the GIL itself.
+LONG_SWITCH_INTERVAL_S = 30.0
 
-def test_gil_released_during_step() -> None:
-    # Humanoid steps cost ~0.2 ms; 64 envs on one worker keep recv() busy for ~10 ms.
-    env = ep.make("Humanoid-v4", num_envs=64, num_threads=1)
+
+def test_gil_released_during_recv() -> None:
+    # Humanoid with frame_skip 2000: one step of 4 envs is a batch of a few tenths of a second
+    # (one worker, plus the caller, which steps envs while it waits).
+    env = ep.make("Humanoid-v5", num_envs=4, num_threads=1, frame_skip=2000)
     env.reset()
-    action = np.zeros((64, 17))
+    target = 200_000  # counter increments: a few ms of Python
     ticks = 0
-    stop = False
+    go = threading.Event()
 
     def count() -> None:
         nonlocal ticks
-        while not stop:
+        go.wait()
+        while ticks < target:
             ticks += 1
 
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(LONG_SWITCH_INTERVAL_S)
     thread = threading.Thread(target=count)
-    thread.start()
     try:
-        time.sleep(0.01)
-        before = ticks
-        for _ in range(10):
-            env.step(action)
-        during = ticks - before
+        thread.start()
+        env.send(np.zeros((4, 17)))
+        go.set()  # the counter now waits for the GIL, which the main thread holds
+        env.recv()
+        during = ticks
     finally:
-        stop = True
+        go.set()
+        sys.setswitchinterval(interval)
         thread.join()
-    # With the GIL held through recv() the counter could not move at all.
-    assert during > 1000
+    # Released: the counter took the GIL while recv() waited, and recv() could only return
+    # once the counter let it go again, at its target. Held: the counter never ran.
+    assert during == target, f"the counter ran {during} of {target} steps while recv() waited"
+    env.close()
 
 
-SLOW_LOOP = """
-import numpy as np, envpool_core as ep, sys
-env = ep.make("Humanoid-v4", num_envs=4000, num_threads=1)
+# The child steps a batch that takes minutes (1000 Humanoids, each step 2000 MuJoCo steps) and
+# says "waiting" each time it is about to call recv(). A SIGINT that lands inside recv() must
+# raise KeyboardInterrupt there, long before the batch is done; one that lands just before
+# the call (possible on a loaded machine) only makes it say "waiting" again.
+SLOW_RECV = """
+import os, sys, traceback
+import numpy as np, envpool_core as ep
+env = ep.make("Humanoid-v5", num_envs=1000, num_threads=1, frame_skip=2000)
 env.reset()
-print("ready", flush=True)
+env.send(np.zeros((1000, 17)))
 while True:
-    env.step(np.zeros((4000, 17)))
+    print("waiting", flush=True)
+    try:
+        env.recv()
+    except KeyboardInterrupt:
+        frame = traceback.extract_tb(sys.exc_info()[2])[-1]
+        if frame.name != "recv":
+            continue  # landed before the call
+        print("interrupted in", frame.name, frame.filename, flush=True)
+        os._exit(0)  # without waiting for the batch in close()
+    print("recv returned", flush=True)
+    os._exit(1)
 """
 
 
 def test_ctrl_c_interrupts_recv() -> None:
-    proc = subprocess.Popen([sys.executable, "-c", SLOW_LOOP], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_RECV], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    assert proc.stdout.readline().strip() == "ready"
-    time.sleep(1.0)  # a step of 4000 Humanoids takes about a second: we are inside recv()
-    sent = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert time.monotonic() - sent < 2.0, "Ctrl-C should not wait for the batch to finish"
-    assert "KeyboardInterrupt" in err and "recv" in err.splitlines()[-3]
-    assert proc.returncode != 0
+    lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(line.strip()) for line in proc.stdout],
+                              daemon=True)
+    reader.start()
+    said = []
+    try:
+        for _ in range(20):
+            # Building 1000 Humanoids, or answering a SIGINT: seconds even on a loaded machine.
+            try:
+                said.append(lines.get(timeout=120))
+            except queue.Empty:
+                pytest.fail(f"no answer from the child in 120 s after {said}: recv() did not "
+                            "return to Python on SIGINT")
+            if said[-1] != "waiting":
+                break
+            time.sleep(0.2)  # let it enter recv(); landing earlier only costs a retry
+            proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 0, (said, proc.stderr.read())
+    finally:
+        proc.kill()
+        proc.wait()
+    # The innermost Python frame of the interrupt is the pool's recv().
+    words = said[-1].split()
+    assert words[:3] == ["interrupted", "in", "recv"] and "envpool_core" in words[3], said
 
 
 class _TrackedBuffer(bytearray):

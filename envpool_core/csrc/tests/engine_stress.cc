@@ -3,9 +3,17 @@
 //         -DENVPOOL_CORE_WITH_ATARI=OFF -DENVPOOL_CORE_WITH_MUJOCO=OFF
 //   cmake --build build/tsan --target engine_stress
 //   build/tsan/engine_stress
-// Steps CartPole in sync and async mode with several workers and checks the
-// invariants the Python tests check (every env served once per send, rows in order).
+// Steps CartPole in sync and async mode with several workers and checks, in
+// every configuration:
+// - every row of every batch is written once by the env it names: ids in a
+//   batch are distinct, and each env's elapsed_step goes up by one per step
+//   (0 after a done), so a row claimed twice or left stale shows up;
+// - sync mode: rows in the order sent, every env served every time;
+// - async mode: every env is served in proportion (within kFairness of the mean
+//   count) and in the last quarter of the run, so an env lost mid-run or
+//   starved fails even while the others keep batches completing.
 // tests/test_engine_stress.py builds and runs it (without sanitizers) in CI.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -19,9 +27,16 @@ using namespace envpool_core;
 
 namespace {
 
-void Check(bool ok, const char* what) {
+// Async mode: the fewest and most batches an env may be in, relative to the
+// mean. The env-id queue is FIFO, so counts are near equal; the slack covers a
+// worker preempted mid-step on a loaded machine (it holds one env meanwhile),
+// over runs of a second or more.
+constexpr double kFairness = 3.0;
+
+void Check(bool ok, const char* what, int num_envs, int batch_size, int num_threads) {
   if (!ok) {
-    std::fprintf(stderr, "engine_stress: check failed: %s\n", what);
+    std::fprintf(stderr, "engine_stress: check failed (num_envs %d, batch_size %d, "
+                 "num_threads %d): %s\n", num_envs, batch_size, num_threads, what);
     std::exit(1);
   }
 }
@@ -31,28 +46,48 @@ void Check(bool ok, const char* what) {
 void FreeActions(void* owner) { delete static_cast<std::vector<std::int32_t>*>(owner); }
 
 void Run(int num_envs, int batch_size, int num_threads, int iterations) {
+  auto check = [&](bool ok, const char* what) {
+    Check(ok, what, num_envs, batch_size, num_threads);
+  };
   std::map<std::string, ConfigValue> kwargs = {{"num_envs", std::int64_t{num_envs}},
                                                {"batch_size", std::int64_t{batch_size}},
                                                {"num_threads", std::int64_t{num_threads}}};
   const TaskRegistry& reg = TaskRegistry::Global();
   EnvPool pool(reg.Get("CartPole-v1"), reg.MakeSpec("CartPole-v1", kwargs), FreeActions);
-  std::vector<std::int32_t> ids(static_cast<std::size_t>(num_envs));
+  const auto n = static_cast<std::size_t>(num_envs);
+  std::vector<std::int32_t> ids(n);
   for (int i = 0; i < num_envs; ++i) ids[static_cast<std::size_t>(i)] = i;
   std::mt19937 rng(0);
   pool.Reset(ids.data(), num_envs);
-  std::vector<int> served(static_cast<std::size_t>(num_envs), 0);
+  std::vector<int> served(n, 0);
+  std::vector<int> served_last_quarter(n, 0);
+  // What each env's next row must say: elapsed_step 0 after a reset or a done.
+  std::vector<std::int32_t> next_elapsed(n, 0);
+  std::vector<char> in_batch(n, 0);
   for (int it = 0; it < iterations; ++it) {
     while (!pool.WaitForBatch(std::chrono::milliseconds(100))) {
     }
     int rows;
     OutputBlock* block = pool.TakeBatch(&rows);
-    Check(rows == batch_size, "batch has batch_size rows");
+    check(rows == batch_size, "batch has batch_size rows");
     const auto* got = reinterpret_cast<const std::int32_t*>(block->column(kColEnvId));
+    const auto* elapsed = reinterpret_cast<const std::int32_t*>(block->column(kColElapsedStep));
+    const auto* done = reinterpret_cast<const bool*>(block->column(kColDone));
     std::vector<std::int32_t> next(got, got + rows);
     if (batch_size == num_envs) {
-      for (int r = 0; r < rows; ++r) Check(got[r] == ids[static_cast<std::size_t>(r)], "sync order");
+      for (int r = 0; r < rows; ++r) check(got[r] == ids[static_cast<std::size_t>(r)], "sync order");
     }
-    for (std::int32_t id : next) ++served[static_cast<std::size_t>(id)];
+    for (int r = 0; r < rows; ++r) {
+      check(got[r] >= 0 && got[r] < num_envs, "env_id in range");
+      auto id = static_cast<std::size_t>(got[r]);
+      check(!in_batch[id], "an env appears once per batch");
+      in_batch[id] = 1;
+      check(elapsed[r] == next_elapsed[id], "elapsed_step advances by one step per row");
+      next_elapsed[id] = done[r] ? 0 : elapsed[r] + 1;
+      ++served[id];
+      if (it >= iterations - iterations / 4) ++served_last_quarter[id];
+    }
+    for (std::int32_t id : next) in_batch[static_cast<std::size_t>(id)] = 0;
     block->Release();
     pool.ReleaseConsumedActions();
     if (batch_size == num_envs) std::shuffle(next.begin(), next.end(), rng);
@@ -61,7 +96,18 @@ void Run(int num_envs, int batch_size, int num_threads, int iterations) {
     for (auto& a : *actions) a = static_cast<std::int32_t>(rng() % 2);
     pool.Send(reinterpret_cast<const std::uint8_t*>(actions->data()), ids.data(), rows, actions);
   }
-  for (int s : served) Check(s > 0, "every env served");
+  if (batch_size == num_envs) {
+    for (int s : served) check(s == iterations, "sync mode: every env in every batch");
+  } else {
+    double mean = static_cast<double>(iterations) * batch_size / num_envs;
+    for (int s : served) {
+      check(s >= mean / kFairness, "async mode: no env starves (count >= mean / kFairness)");
+      check(s <= mean * kFairness, "async mode: no env hogs (count <= mean * kFairness)");
+    }
+    for (int s : served_last_quarter) {
+      check(s > 0, "async mode: every env still served in the last quarter of the run");
+    }
+  }
   pool.Close();
 }
 
@@ -72,8 +118,10 @@ int main() {
   Run(8, 8, 1, 2000);
   Run(8, 8, 3, 2000);
   Run(1, 1, 2, 2000);
-  Run(10, 4, 3, 4000);
-  Run(16, 3, 4, 4000);
+  // Async runs long enough (a second or more) that a preempted worker cannot
+  // starve one env for a large part of the run.
+  Run(10, 4, 3, 300000);
+  Run(16, 3, 4, 300000);
   // Long async runs with more workers than this machine class has cores: workers
   // get preempted mid-pop, which once made the env-id queue drop envs for good.
   Run(16, 8, 2, 1000000);

@@ -1,0 +1,199 @@
+"""Reset distributions against gymnasium's, over many seeds.
+
+The alignment tests (test_classic.py, test_mujoco.py) copy envpool_core's start state into
+gymnasium, so they cannot see a wrong start distribution. Here the start states of
+`CLASSIC_SEEDS` / `MUJOCO_SEEDS` seeds of each task are drawn on both sides (envpool_core:
+one reset-only pool, env i seeded i; gymnasium: `reset(seed=i)`) and compared coordinate by
+coordinate:
+
+- range: every start state lies inside the support gymnasium's reset code draws from
+  (`CLASSIC_SUPPORT` and `support()` below, read off gymnasium's source); where it is
+  bounded, our samples reach as far as gymnasium's to within 5% of their spread on both sides
+  (so a range drawn too narrow fails too); coordinates gymnasium never randomises equal its
+  value exactly;
+- distribution: a two-sample Kolmogorov-Smirnov test per randomised coordinate
+  (`scipy.stats.ks_2samp`) at a family-wise level of 0.001 per task, Bonferroni-corrected
+  over the task's coordinates. The seeds are fixed, so the outcome is deterministic: the level
+  says how unlikely a pass/fail flip is between two correct generators, not a flaky rate.
+
+MuJoCo tasks are compared at their default `reset_noise_scale` and, where the task has that
+option, at three times the default.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from unittest import mock
+
+import gymnasium
+import numpy as np
+import pytest
+from scipy import stats
+
+import envpool_core as ep
+from envpool_core import _core
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date")
+
+# Seeds per side. Classic resets cost microseconds; MuJoCo ones (a pool of hundreds of
+# models) more. The range checks catch draws outside the support and a range a few percent
+# too narrow; the KS test catches a change of shape inside the range when the two cumulative
+# distributions differ by more than about 2.1-2.4 * sqrt(2 / n): 0.07 for classic control,
+# 0.17-0.2 for MuJoCo.
+CLASSIC_SEEDS = 2000
+MUJOCO_SEEDS = 300
+FAMILY_LEVEL = 1e-3
+REACH = 0.05  # bounded coordinates: ours reach as far as gymnasium's, to 5% of the spread
+
+# -- classic control ---------------------------------------------------------------------------
+
+# gymnasium's reset draws (uniform on these boxes; equal bounds: a constant).
+CLASSIC_SUPPORT = {
+    "CartPole-v0": ([-0.05] * 4, [0.05] * 4),
+    "CartPole-v1": ([-0.05] * 4, [0.05] * 4),
+    "Pendulum-v1": ([-np.pi, -1.0], [np.pi, 1.0]),
+    "MountainCar-v0": ([-0.6, 0.0], [-0.4, 0.0]),
+    "MountainCarContinuous-v0": ([-0.6, 0.0], [-0.4, 0.0]),
+    "Acrobot-v1": ([-0.1] * 4, [0.1] * 4),
+}
+
+
+def compare(name: str, ours: np.ndarray, ref: np.ndarray, low: np.ndarray,
+            high: np.ndarray) -> None:
+    """Support, reach and two-sample KS per coordinate (columns of `ours` and `ref`)."""
+    assert ours.shape == ref.shape, f"{name}: shape {ours.shape} != {ref.shape}"
+    constant = low == high
+    # Coordinates gymnasium never randomises are exactly its value, on both sides.
+    np.testing.assert_array_equal(ref[:, constant], np.broadcast_to(low, ref.shape)[:, constant])
+    np.testing.assert_array_equal(ours[:, constant], ref[:, constant], err_msg=name)
+    for side, sample in (("gymnasium", ref), ("envpool_core", ours)):
+        outside = (sample < low) | (sample > high)
+        assert not outside.any(), (
+            f"{name}: {side} start state outside gymnasium's support in coordinates "
+            f"{sorted(set(np.nonzero(outside)[1].tolist()))}")
+    # A range drawn too narrow stays inside the support: on bounded coordinates our samples
+    # must reach as far as gymnasium's do, up to REACH of the spread. (The extremes of normal
+    # draws vary too much for this; the KS test below covers their scale.)
+    bounded = ~constant & np.isfinite(low) & np.isfinite(high)
+    spread = ref.max(0) - ref.min(0)
+    short_low = bounded & (ours.min(0) > ref.min(0) + REACH * spread)
+    short_high = bounded & (ours.max(0) < ref.max(0) - REACH * spread)
+    assert not (short_low | short_high).any(), (
+        f"{name}: start states do not reach as far as gymnasium's in coordinates "
+        f"{np.nonzero(short_low | short_high)[0].tolist()} (range drawn too narrow)")
+    random = np.nonzero(~constant)[0]
+    level = FAMILY_LEVEL / len(random)
+    for c in random:
+        p = stats.ks_2samp(ours[:, c], ref[:, c]).pvalue
+        assert p >= level, (
+            f"{name}: coordinate {c} differs from gymnasium's (KS p = {p:.2e} < {level:.1e}); "
+            f"ours mean {ours[:, c].mean():.4g} std {ours[:, c].std():.4g}, "
+            f"gymnasium's mean {ref[:, c].mean():.4g} std {ref[:, c].std():.4g}")
+
+
+@pytest.mark.parametrize("task_id", list(CLASSIC_SUPPORT))
+def test_classic_reset_distribution(task_id: str) -> None:
+    env = ep.make(task_id, num_envs=CLASSIC_SEEDS, seed=0, state_in_info=True)
+    _, info = env.reset()
+    ours = np.asarray(info["state"], dtype=np.float64)
+    env.close()
+    ref_env = gymnasium.make(task_id)
+    ref = []
+    for seed in range(CLASSIC_SEEDS):
+        ref_env.reset(seed=seed)
+        ref.append(np.asarray(ref_env.unwrapped.state, dtype=np.float64))
+    ref_env.close()
+    low, high = (np.array(b, dtype=np.float64) for b in CLASSIC_SUPPORT[task_id])
+    # Acrobot's state is float32 in gymnasium: its bounds are float32 too.
+    if task_id == "Acrobot-v1":
+        low, high = low.astype(np.float32).astype(np.float64), high.astype(np.float32).astype(
+            np.float64)
+    compare(task_id, ours, np.array(ref), low, high)
+
+
+# -- MuJoCo ------------------------------------------------------------------------------------
+
+FAMILIES = [
+    "Ant", "HalfCheetah", "Hopper", "Humanoid", "HumanoidStandup", "InvertedDoublePendulum",
+    "InvertedPendulum", "Pusher", "Reacher", "Swimmer", "Walker2d",
+]
+TASKS = [f"{family}-{version}" for family in FAMILIES for version in ("v4", "v5")]
+# Tasks whose velocity noise is normal(0, scale) instead of uniform(-scale, scale).
+NORMAL_QVEL = {"Ant", "HalfCheetah", "InvertedDoublePendulum"}
+# Noise scales written into gymnasium's v4 code (no reset_noise_scale option there).
+FIXED_SCALE = {"HumanoidStandup-v4": 0.01, "InvertedDoublePendulum-v4": 0.1,
+               "InvertedPendulum-v4": 0.01}
+
+
+def noise_option_default(task_id: str) -> float | None:
+    for option in _core.task_options(task_id):
+        if option["name"] == "reset_noise_scale":
+            return float(option["default"])
+    return None
+
+
+CASES = [(task_id, {}) for task_id in TASKS] + [
+    (task_id, {"reset_noise_scale": 3 * noise_option_default(task_id)})
+    for task_id in TASKS if noise_option_default(task_id) is not None
+]
+
+
+@pytest.fixture(autouse=True)
+def _mujoco_log_in_tmp(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MuJoCo's warning handler appends to MUJOCO_LOG.TXT in the working directory."""
+    monkeypatch.chdir(tmp_path)
+
+
+def make_gym(task_id: str, **kwargs: Any) -> gymnasium.Env:
+    """`gymnasium.make`; Pusher-v4's MuJoCo version check passed as test_mujoco.py explains."""
+    if task_id == "Pusher-v4":
+        import gymnasium.envs.mujoco.pusher_v4 as pusher_v4
+
+        with mock.patch.object(pusher_v4.mujoco, "__version__", "2.3.7"):
+            return gymnasium.make(task_id, disable_env_checker=True, **kwargs)
+    return gymnasium.make(task_id, disable_env_checker=True, **kwargs)
+
+
+def support(task_id: str, raw: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(qpos low, qpos high, qvel low, qvel high) of gymnasium's `reset_model` draws."""
+    family = task_id.split("-")[0]
+    qpos, qvel = raw.init_qpos.astype(np.float64), raw.init_qvel.astype(np.float64)
+    if family == "Pusher":  # arm at rest; cylinder in a box (away from the goal); goal at 0
+        qpos_lo, qpos_hi = qpos.copy(), qpos.copy()
+        qpos_lo[-4:-2], qpos_hi[-4:-2] = [-0.3, -0.2], [0.0, 0.2]
+        qpos_lo[-2:] = qpos_hi[-2:] = 0.0
+        qvel_lo, qvel_hi = qvel - 0.005, qvel + 0.005
+        qvel_lo[-4:] = qvel_hi[-4:] = 0.0
+        return qpos_lo, qpos_hi, qvel_lo, qvel_hi
+    if family == "Reacher":  # arm noise 0.1; goal in the disc of radius 0.2
+        qpos_lo, qpos_hi = qpos - 0.1, qpos + 0.1
+        qpos_lo[-2:], qpos_hi[-2:] = -0.2, 0.2
+        qvel_lo, qvel_hi = qvel - 0.005, qvel + 0.005
+        qvel_lo[-2:] = qvel_hi[-2:] = 0.0
+        return qpos_lo, qpos_hi, qvel_lo, qvel_hi
+    scale = FIXED_SCALE.get(task_id, getattr(raw, "_reset_noise_scale", None))
+    assert scale is not None, f"{task_id}: no noise scale known"
+    if family in NORMAL_QVEL:
+        return qpos - scale, qpos + scale, np.full_like(qvel, -np.inf), np.full_like(qvel, np.inf)
+    return qpos - scale, qpos + scale, qvel - scale, qvel + scale
+
+
+@pytest.mark.parametrize(("task_id", "options"), CASES,
+                         ids=[f"{t}-{'-'.join(f'{k}={v:g}' for k, v in o.items()) or 'default'}"
+                              for t, o in CASES])
+def test_mujoco_reset_distribution(task_id: str, options: dict[str, float]) -> None:
+    env = ep.make(task_id, num_envs=MUJOCO_SEEDS, seed=0, reset_state_in_info=True, **options)
+    _, info = env.reset()
+    ours = np.concatenate([info["qpos0"], info["qvel0"]], axis=1)
+    env.close()
+    genv = make_gym(task_id, **options)
+    raw = genv.unwrapped
+    ref = []
+    for seed in range(MUJOCO_SEEDS):
+        genv.reset(seed=seed)
+        ref.append(np.concatenate([raw.data.qpos, raw.data.qvel]))
+    qpos_lo, qpos_hi, qvel_lo, qvel_hi = support(task_id, raw)
+    genv.close()
+    name = f"{task_id} {options or 'default'}"
+    compare(name, ours, np.array(ref), np.concatenate([qpos_lo, qvel_lo]),
+            np.concatenate([qpos_hi, qvel_hi]))
