@@ -40,6 +40,7 @@ def test_throughput_prints_side_by_side_table(tmp_path: Path) -> None:
             in proc.stdout
 
 
+@pytest.mark.timeout(960)  # a grid of systems and settings, subprocess limit 900 s
 def test_paper_table_tiny(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmark" / "paper_table.py"), "--tiny", "--out",
@@ -79,6 +80,7 @@ def test_paper_table_tiny(tmp_path: Path) -> None:
     assert (remade / "paper_table.md").read_text() == table
 
 
+@pytest.mark.timeout(660)  # the script's own limit is 600 s
 def test_training_table_tiny(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmark" / "training.py"), "--runs",

@@ -50,6 +50,8 @@ LEARN_COMMON = {"--env-id": "CartPole-v1", "--num-grad-shards": "2", "--hiddens"
 # 118.3 in training, 137.4 in evaluation; PPO 390.3 and 383.1.
 THRESHOLD = 75.0
 EVAL_EPISODES = 8
+# Learning runs take minutes on a loaded 2-core machine; each job has its own 600 s limit.
+pytestmark = pytest.mark.timeout(1500)
 TWO_DEVICES = {"XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
 
 

@@ -10,7 +10,7 @@
   output-block pool (wrap-around, full ring, many producers and consumers, block recycling,
   reference counting, blocks outliving their pool).
 
-The sanitizer builds (README, "Sanitizers") run the same programs.
+The sanitizer builds (docs/development.md) run the same programs.
 """
 
 import shutil
