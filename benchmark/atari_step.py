@@ -19,8 +19,10 @@ Each system lives in its own worker process for the whole run; every round (--re
 each (task, system) in a fresh shuffled order to step for --seconds while the others wait, so
 a slow phase of the machine hits all of them alike. The figure is the process's CPU time
 (user + system, all threads) per step: it does not depend on how busy the other cores are and
-drifts far less than wall time on a shared VM. Ratios are taken within each round (median,
-min-max). --stages also runs each variant's `atari_bench --stages` (a C++ driver timing
+drifts far less than wall time on a shared VM. Each step is also timed on its own and the
+median step reported: on a machine loaded by other jobs the median skips the steps that were
+preempted or shared a core, which CPU time cannot. Ratios are taken within each round
+(median, min-max). --stages also runs each variant's `atari_bench --stages` (a C++ driver timing
 emulation, screen grayscale, max-pool, resize and stack). Writes
 benchmark/results/atari_step.{json,md} (or --out) with the machine, versions and load averages.
 """
@@ -139,9 +141,13 @@ def worker(system: str, task: str) -> None:
     for line in sys.stdin:
         seconds = float(line.split()[1])
         steps, cpu0, t0 = 0, time.process_time(), time.perf_counter()
+        durations = []
+        clock = time.perf_counter_ns
         while True:
             for _ in range(16):
+                start = clock()
                 step(i)
+                durations.append(clock() - start)
                 i += 1
             steps += 16
             wall = time.perf_counter() - t0
@@ -149,18 +155,19 @@ def worker(system: str, task: str) -> None:
                 break
         cpu = time.process_time() - cpu0
         print(json.dumps({"steps": steps, "cpu_us": 1e6 * cpu / steps,
-                          "wall_us": 1e6 * wall / steps}), flush=True)
+                          "wall_us": 1e6 * wall / steps,
+                          "median_us": statistics.median(durations) / 1e3}), flush=True)
 
 
 # --- coordinator side ----------------------------------------------------------------------
 
 
 def build_variant(name: str, build_dir: Path) -> dict[str, Any]:
-    """Configures and builds one variant (MuJoCo off, atari_bench on) unless already built."""
+    """Configures and builds one variant (MuJoCo off, atari_bench on); incremental when built.
+
+    The record keeps the time of the first (full) build."""
     out = build_dir / name
     record = out / "variant.json"
-    if record.exists():
-        return json.loads(record.read_text())
     env = {k: v for k, v in os.environ.items()
            if k not in ("ENVPOOL_CORE_PORTABLE", "ENVPOOL_CORE_PGO")}
     flags = [f"-D{k}={v}" for k, v in VARIANTS[name].items()]
@@ -170,6 +177,8 @@ def build_variant(name: str, build_dir: Path) -> dict[str, Any]:
                     "-DENVPOOL_CORE_ATARI_BENCH=ON", *flags], check=True, env=env,
                    stdout=subprocess.DEVNULL)
     subprocess.run(["cmake", "--build", str(out)], check=True, env=env, stdout=subprocess.DEVNULL)
+    if record.exists():
+        return json.loads(record.read_text())
     info = {"name": name, "cmake": VARIANTS[name], "build_seconds": time.perf_counter() - t0,
             "load_during_build": os.getloadavg()[0]}
     record.write_text(json.dumps(info))
@@ -204,13 +213,30 @@ class Worker:
         self.proc.wait()
 
 
-def stages(build_dir: Path, variant: str, task: str, steps: int) -> dict[str, Any]:
-    """The C++ stage timer of one variant (its observations are checked against the env's)."""
+def bench_steps(build_dir: Path, variant: str, task: str, steps: int) -> dict[str, float]:
+    """CPU and median step time of a variant's C++ driver stepping one env (no Python)."""
     from ale_py import roms
 
     exe = build_dir / variant / "csrc" / "atari" / "atari_bench"
     proc = subprocess.run([str(exe), str(Path(roms.get_rom_path("pong")).parent), "--task", task,
-                           "--steps", str(steps), "--stages"],
+                           "--steps", str(steps)], capture_output=True, text=True, check=True)
+    out = json.loads(proc.stdout)
+    return {"steps": steps, "cpu_us": out["cpu_us_per_step"], "wall_us": out["wall_us_per_step"],
+            "median_us": out["median_step_us"]}
+
+
+def stages(build_dir: Path, variant: str, task: str, steps: int,
+           ale_grayscale: bool) -> dict[str, Any]:
+    """The C++ stage timer of one variant (its observations are checked against the env's).
+
+    With `ale_grayscale` the timer's replica uses ALE's own grayscale conversion and a
+    separate max-pool, the env's path before GrayscaleTable."""
+    from ale_py import roms
+
+    exe = build_dir / variant / "csrc" / "atari" / "atari_bench"
+    proc = subprocess.run([str(exe), str(Path(roms.get_rom_path("pong")).parent), "--task", task,
+                           "--steps", str(steps), "--stages"]
+                          + (["--ale-grayscale"] if ale_grayscale else []),
                           capture_output=True, text=True, check=True)
     return json.loads(proc.stdout)
 
@@ -229,17 +255,18 @@ def report(data: dict[str, Any]) -> str:
     ref = "ale_py" if "ale_py" in systems else systems[0]
     for task in data["tasks"]:
         per = data["results"][task]
-        lines += [f"**{task}**: CPU µs per step, median of the rounds (min-max)", "",
-                  f"| system | CPU µs/step | wall µs/step | ÷ {ref} within a round: median "
-                  "(min-max) |", "|---|---:|---:|---:|"]
+        lines += [f"**{task}**: per step, median of the rounds (min-max); ratios to {ref} "
+                  "within each round: median (min-max)", "",
+                  "| system | CPU µs/step | ÷ " + ref + " (CPU) | median step µs | ÷ " + ref
+                  + " (median step) |", "|---|---:|---:|---:|---:|"]
         for system in systems:
-            cpu = [r["cpu_us"] for r in per[system]]
-            wall = [r["wall_us"] for r in per[system]]
-            ratios = [a["cpu_us"] / b["cpu_us"] for a, b in zip(per[system], per[ref],
-                                                                 strict=True)]
-            lines.append(f"| {system} | {_summary(cpu)} | {statistics.median(wall):,.1f} | "
-                         f"{statistics.median(ratios):.3f}× ({min(ratios):.3f}-"
-                         f"{max(ratios):.3f}) |")
+            cells = []
+            for key in ("cpu_us", "median_us"):
+                values = [r[key] for r in per[system]]
+                ratios = [a[key] / b[key] for a, b in zip(per[system], per[ref], strict=True)]
+                cells += [_summary(values), f"{statistics.median(ratios):.3f}× "
+                          f"({min(ratios):.3f}-{max(ratios):.3f})"]
+            lines.append(f"| {system} | " + " | ".join(cells) + " |")
         lines.append("")
     if data.get("stages"):
         names = ["emulate", "screen_grayscale", "max_pool", "resize", "stack", "replica_total",
@@ -248,7 +275,7 @@ def report(data: dict[str, Any]) -> str:
                   "| variant | task | " + " | ".join(names) + " |",
                   "|---|---|" + "---:|" * len(names)]
         for key, result in data["stages"].items():
-            variant, task = key.split("/")
+            variant, task = key.rsplit("/", 1)
             cells = [f"{result['stages'][n]['median_us']:.1f}" for n in names]
             lines.append(f"| {variant} | {task} | " + " | ".join(cells) + " |")
         lines.append("")
@@ -281,6 +308,8 @@ def main() -> None:
     parser.add_argument("--stages", action="store_true",
                         help="also run each variant's C++ stage timer")
     parser.add_argument("--stage-steps", type=int, default=5000)
+    parser.add_argument("--cxx-steps", type=int, default=1500,
+                        help="steps of each variant's atari_bench per round (0: none)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmark" / "results" / "atari_step")
     args = parser.parse_args()
     if args.worker:
@@ -301,24 +330,37 @@ def main() -> None:
     results: dict[str, dict[str, list[dict[str, float]]]] = {
         t: {s: [] for s in systems} for t in args.tasks}
     load = []
-    order = list(workers)
+    # atari_bench:NAME: the variant's C++ driver, without Python, one process per measurement.
+    benches = [f"atari_bench:{v}" for v in args.variants if args.cxx_steps > 0]
+    for task in args.tasks:
+        results[task].update({b: [] for b in benches})
+    order = list(workers) + [(t, b) for t in args.tasks for b in benches]
     rng = random.Random(0)
     for r in range(args.repeats):
         rng.shuffle(order)
         load.append(os.getloadavg()[0])
         for task, system in order:
-            results[task][system].append(workers[task, system].run(args.seconds))
+            if system.startswith("atari_bench:"):
+                results[task][system].append(
+                    bench_steps(args.build_dir, system.split(":", 1)[1], task, args.cxx_steps))
+            else:
+                results[task][system].append(workers[task, system].run(args.seconds))
         print(f"round {r + 1}/{args.repeats} done, load {load[-1]:.1f}", file=sys.stderr)
     modules = {f"{t}/{s}": w.module for (t, s), w in workers.items()}
     for w in workers.values():
         w.close()
-    data = {"machine": machine(), "tasks": args.tasks, "systems": systems,
+    data = {"machine": machine(), "tasks": args.tasks, "systems": systems + benches,
             "seconds": args.seconds, "repeats": args.repeats, "load": load,
             "results": results, "builds": builds, "modules": modules,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     if args.stages:
-        data["stages"] = {f"{v}/{t}": stages(args.build_dir, v, t, args.stage_steps)
-                          for v in args.variants for t in args.tasks}
+        data["stages"] = {}
+        for v in args.variants:
+            for t in args.tasks:
+                for ale_gray in (False, True):
+                    name = f"{v} (ALE's grayscale)" if ale_gray else v
+                    data["stages"][f"{name}/{t}"] = stages(args.build_dir, v, t, args.stage_steps,
+                                                           ale_gray)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".json").write_text(json.dumps(data, indent=2))
     text = report(data)

@@ -1,7 +1,7 @@
 // atari_bench: steps one Atari env without Python, for the speed work of
 // docs/speed.md (build with -DENVPOOL_CORE_ATARI_BENCH=ON).
 //
-//   atari_bench ROM_DIR [--task Pong-v5] [--steps N] [--seed S] [--stages]
+//   atari_bench ROM_DIR [--task Pong-v5] [--steps N] [--seed S] [--stages [--ale-grayscale]]
 //
 // Default: steps a pool of one env (sync mode, as Python's step() drives it)
 // with uniformly random actions and prints the CPU time per step as JSON. The
@@ -12,6 +12,9 @@
 // the same ALE and image functions times each stage; its stacked observation
 // is checked against the env's at every step, so the stages timed are the
 // work the env does. Prints the median and mean of each stage in us per step.
+// --ale-grayscale: the replica converts screens with ALE's own
+// applyPaletteGrayscale and max-pools in a separate pass (the env's path
+// before GrayscaleTable), for comparison.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -20,6 +23,7 @@
 #include <cstring>
 #include <ctime>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -95,16 +99,28 @@ class OneEnv {
   std::int32_t action_ = 0;
 };
 
+double Median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
 int RunSteps(const std::string& task, int steps, std::int64_t seed) {
   OneEnv env(task, seed, 30);
   std::mt19937 rng(static_cast<std::uint32_t>(seed));
   const auto n = static_cast<std::uint32_t>(env.num_actions());
+  std::vector<double> durations(static_cast<std::size_t>(steps));
   double cpu0 = ProcessCpuSeconds();
   auto wall0 = Clock::now();
-  for (int i = 0; i < steps; ++i) env.Finish(env.Step(static_cast<std::int32_t>(rng() % n)));
+  for (int i = 0; i < steps; ++i) {
+    auto t0 = Clock::now();
+    env.Finish(env.Step(static_cast<std::int32_t>(rng() % n)));
+    durations[static_cast<std::size_t>(i)] = Micros(t0, Clock::now());
+  }
   double cpu = ProcessCpuSeconds() - cpu0;
-  std::printf("{\"task\": \"%s\", \"steps\": %d, \"cpu_us_per_step\": %.3f, \"wall_us_per_step\": %.3f}\n",
-              task.c_str(), steps, 1e6 * cpu / steps, Micros(wall0, Clock::now()) / steps);
+  std::printf("{\"task\": \"%s\", \"steps\": %d, \"cpu_us_per_step\": %.3f, "
+              "\"wall_us_per_step\": %.3f, \"median_step_us\": %.3f}\n",
+              task.c_str(), steps, 1e6 * cpu / steps, Micros(wall0, Clock::now()) / steps,
+              Median(durations));
   return 0;
 }
 
@@ -115,8 +131,9 @@ const char* const kStageNames[kNumStages] = {
 
 class Replica {
  public:
-  Replica(const std::string& rom_path, std::int64_t seed)
-      : area_(atari::kScreenHeight, atari::kScreenWidth, kSize, kSize) {
+  Replica(const std::string& rom_path, std::int64_t seed, bool ale_grayscale)
+      : ale_grayscale_(ale_grayscale),
+        area_(atari::kScreenHeight, atari::kScreenWidth, kSize, kSize) {
     ale_.setFloat("repeat_action_probability", 0.0F);
     ale_.setInt("random_seed", static_cast<int>(seed % 2147483648LL));
     ale_.loadROM(rom_path);
@@ -127,6 +144,11 @@ class Replica {
     for (auto& r : raw_) r.assign(kPixels, 0);
     frames_.assign(kFrame * kStack, 0);
     obs_.assign(kFrame * kStack, 0);
+    std::uint8_t gray[128];
+    for (int k = 0; k < 128; ++k) {
+      gray[k] = static_cast<std::uint8_t>(ale_.theOSystem->colourPalette().getRGB(2 * k + 1) & 0xFF);
+    }
+    gray_ = std::make_unique<atari::GrayscaleTable>(gray);
   }
 
   // noop_max 0: reset, FIRE where the game has it, fill the stack.
@@ -152,20 +174,24 @@ class Replica {
     bool game_over = false;
     auto c0 = Clock::now();
     double capture = 0.0;
+    bool pooled = false;
     for (int f = 0; f < 4; ++f) {
       ale_.act(a);
       game_over = ale_.game_over();
       if (game_over) break;
       if (f >= 2) {
         auto g0 = Clock::now();
-        Capture(raw_[f == 2 ? 1 : 0].data());
+        if (f == 3 && !ale_grayscale_) {
+          pooled = gray_->ApplyMax(Screen(), raw_[1].data(), raw_[0].data(), kPixels);
+        }
+        if (!pooled) Capture(raw_[f == 2 ? 1 : 0].data());
         capture += Micros(g0, Clock::now());
       }
     }
     auto c1 = Clock::now();
     t[kEmulate] = Micros(c0, c1) - capture;
     t[kGrayscale] = capture;
-    atari::MaxPool(raw_[0].data(), raw_[1].data(), raw_[0].data(), kPixels);
+    if (!pooled) atari::MaxPool(raw_[0].data(), raw_[1].data(), raw_[0].data(), kPixels);
     auto c2 = Clock::now();
     t[kMaxPool] = Micros(c1, c2);
     newest_ = (newest_ + 1) % kStack;
@@ -187,9 +213,11 @@ class Replica {
   static constexpr std::size_t kPixels = atari::kScreenHeight * atari::kScreenWidth;
   static constexpr std::size_t kFrame = kSize * kSize;
 
+  std::uint8_t* Screen() { return ale_.getScreen().getArray(); }
   void Capture(std::uint8_t* raw) {
-    ale_.theOSystem->colourPalette().applyPaletteGrayscale(raw, ale_.getScreen().getArray(),
-                                                           kPixels);
+    if (ale_grayscale_ || !gray_->Apply(Screen(), raw, kPixels)) {
+      ale_.theOSystem->colourPalette().applyPaletteGrayscale(raw, Screen(), kPixels);
+    }
   }
   std::uint8_t* Slot(int i) { return frames_.data() + kFrame * static_cast<std::size_t>(i); }
   void WriteObs() {
@@ -200,6 +228,8 @@ class Replica {
   }
 
   ale::ALEInterface ale_;
+  bool ale_grayscale_;
+  std::unique_ptr<atari::GrayscaleTable> gray_;
   std::vector<ale::Action> actions_;
   bool fire_reset_ = false;
   std::vector<std::uint8_t> raw_[2];
@@ -209,14 +239,10 @@ class Replica {
   atari::AreaResizer area_;
 };
 
-double Median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
-int RunStages(const std::string& task, const std::string& rom_path, int steps, std::int64_t seed) {
+int RunStages(const std::string& task, const std::string& rom_path, int steps, std::int64_t seed,
+              bool ale_grayscale) {
   OneEnv env(task, seed, 0);
-  Replica replica(rom_path, seed);
+  Replica replica(rom_path, seed, ale_grayscale);
   replica.Reset();
   std::mt19937 rng(static_cast<std::uint32_t>(seed));
   const auto n = static_cast<std::uint32_t>(env.num_actions());
@@ -245,8 +271,8 @@ int RunStages(const std::string& task, const std::string& rom_path, int steps, s
     env.Finish(block);
     for (int s = 0; s < kNumStages; ++s) times[static_cast<std::size_t>(s)][static_cast<std::size_t>(i)] = t[s];
   }
-  std::printf("{\"task\": \"%s\", \"steps\": %d, \"resets\": %d, \"stages\": {", task.c_str(), steps,
-              resets);
+  std::printf("{\"task\": \"%s\", \"steps\": %d, \"resets\": %d, \"ale_grayscale\": %s, \"stages\": {",
+              task.c_str(), steps, resets, ale_grayscale ? "true" : "false");
   for (int s = 0; s < kNumStages; ++s) {
     const auto& v = times[static_cast<std::size_t>(s)];
     double mean = 0.0;
@@ -264,7 +290,8 @@ int RunStages(const std::string& task, const std::string& rom_path, int steps, s
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
-                 "usage: atari_bench ROM_DIR [--task Pong-v5] [--steps N] [--seed S] [--stages]\n");
+                 "usage: atari_bench ROM_DIR [--task Pong-v5] [--steps N] [--seed S] "
+                 "[--stages [--ale-grayscale]]\n");
     return 2;
   }
   std::string rom_dir = argv[1];
@@ -272,10 +299,13 @@ int main(int argc, char** argv) {
   int steps = 2000;
   std::int64_t seed = 0;
   bool stages = false;
+  bool ale_grayscale = false;
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--stages") {
       stages = true;
+    } else if (arg == "--ale-grayscale") {
+      ale_grayscale = true;
     } else if (i + 1 < argc && arg == "--task") {
       task = argv[++i];
     } else if (i + 1 < argc && arg == "--steps") {
@@ -291,7 +321,7 @@ int main(int argc, char** argv) {
     if (!TaskRegistry::Global().Has(task)) Fail("no task " + task + " in " + rom_dir);
     if (!stages) return RunSteps(task, steps, seed);
     return RunStages(task, TaskRegistry::Global().Get(task).fixed.GetString("rom_path"), steps,
-                     seed);
+                     seed, ale_grayscale);
   } catch (const std::exception& e) {
     Fail(e.what());
   }
