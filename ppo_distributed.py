@@ -15,14 +15,20 @@ for any split of the same global configuration (global envs, steps, minibatches,
     gradient is computed alone, then the group gradients are all-gathered and reduced in group
     order: the same floating-point sums whatever the number of devices sharing the work.
 Async pools (`--async-batch-size`) are faster but not reproducible (arrival order is timing).
+Beyond Cleanba's cleanba_ppo.py: a time-limit truncation bootstraps from the value of the
+final observation, the step whose action the engine ignores (after an episode's end) is masked
+out of the loss, and episode statistics restart after a time limit too.
 """
 
 import json
 import os
 import queue
+import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 from functools import partial
 
 # GPU scatter-adds and some cuDNN algorithms are not deterministic unless asked; CPU always is.
@@ -50,27 +56,27 @@ class Args:
     exp_name: str = os.path.basename(__file__)[: -len(".py")]
     """the name of this experiment"""
     seed: int = 1
-    """seed of the experiment"""
+    """seed of the experiment (env i is seeded with seed + i)"""
     track: bool = False
-    """track the run with Weights and Biases (needs `wandb`)"""
+    """if toggled, this experiment will be tracked with Weights and Biases (pip install wandb)"""
     wandb_project_name: str = "cleanRL"
     """the wandb's project name"""
     wandb_entity: str | None = None
     """the entity (team) of wandb's project"""
     capture_video: bool = False
-    """record episodes of global env 0 (the engine's render) into `videos/{run_name}`"""
+    """whether to write MP4s of the evaluation episodes to `videos/{run_name}/` (engine's render)"""
     save_model: bool = False
-    """save the final model into `runs/{run_name}` and evaluate it"""
+    """whether to save the model to `runs/{run_name}/{exp_name}.cleanrl_model` and evaluate it"""
     eval_checkpoint: str | None = None
-    """evaluate this saved model instead of training"""
+    """if set, do not train: load this checkpoint and play `eval_episodes` episodes"""
     eval_episodes: int = 10
-    """the number of episodes of an evaluation"""
+    """the number of episodes of an evaluation (one per env, played in parallel)"""
     results_file: str | None = None
     """write the per-update metrics and the final parameters to this .npz (process 0)"""
 
     # Algorithm specific arguments
     env_id: str = "Breakout-v5"
-    """the id of the environment (image observations get the ResNet, vectors only the MLP)"""
+    """the id of the environment"""
     total_timesteps: int = 50000000
     """total timesteps of the experiments"""
     learning_rate: float = 2.5e-4
@@ -78,11 +84,13 @@ class Args:
     local_num_envs: int = 64
     """the number of envs each actor thread steps"""
     async_batch_size: int = 0
-    """envs returned by each recv() of an actor's pool (0 = all of them: sync, reproducible)"""
+    """envs returned by each recv(): 0 (= num_envs) is sync mode, fewer is async mode"""
     num_actor_threads: int = 2
     """the number of actor threads per actor device"""
     num_steps: int = 128
     """the number of steps to run in each environment per policy rollout"""
+    max_episode_steps: int | None = None
+    """the time limit in agent steps (None: the engine's default, 27000 on Atari, 1000 on MuJoCo)"""
     anneal_lr: bool = True
     """Toggle learning rate annealing for policy and value networks"""
     gamma: float = 0.99
@@ -94,7 +102,7 @@ class Args:
     update_epochs: int = 4
     """the K epochs to update the policy"""
     norm_adv: bool = True
-    """normalise advantages (per minibatch of each gradient shard, as Cleanba per device)"""
+    """Toggles advantages normalization"""
     clip_coef: float = 0.1
     """the surrogate clipping coefficient"""
     ent_coef: float = 0.01
@@ -127,13 +135,13 @@ class Args:
     """the index of this process"""
 
 
-def make_env(env_id, seed, num_envs, batch_size=0):
-    kwargs = {}
+def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
+    options = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     if len(envpool.make_spec(env_id).observation_space.shape) == 3:
         # Espeholt et al. 2018 (IMPALA) preprocessing, as in Cleanba's impala_atari_wrapper.
-        kwargs = dict(episodic_life=True, reward_clip=True, noop_max=30)
-    return envpool.make(env_id, env_type="gymnasium", num_envs=num_envs,
-                        batch_size=batch_size or num_envs, seed=seed, **kwargs)
+        options.update(episodic_life=True, reward_clip=True, noop_max=30)
+    return envpool.make(env_id, env_type="gymnasium", num_envs=num_envs, batch_size=batch_size,
+                        seed=seed, **options)
 
 
 def layer_init(features, std=2**0.5, bias_const=0.0):
@@ -161,6 +169,8 @@ class ConvSequence(nn.Module):
 
 
 class Agent(nn.Module):
+    """Image observations get the IMPALA ResNet, then the MLP; vectors only the MLP."""
+
     action_dim: int
     channels: tuple[int, ...] = (16, 32, 32)
     hiddens: tuple[int, ...] = (256,)
@@ -178,19 +188,20 @@ class Agent(nn.Module):
         return layer_init(self.action_dim, std=0.01)(x), layer_init(1, std=1.0)(x)[:, 0]
 
 
-def compute_gae(values, next_values, rewards, discounts, conts, gae_lambda):
-    """GAE over time-major [T, ...] arrays. `discounts` is gamma * (1 - terminated) of the next
-    obs: a truncated episode still bootstraps from the value of its final obs. `conts` is 0
-    where the next obs ends an episode (either way): the trace never crosses episodes."""
+def compute_gae(values, next_values, rewards, discounts, continues, gae_lambda):
+    """GAE over time-major [num_steps, ...] arrays. `discounts` is gamma * (1 - terminated) of
+    the next obs: a truncated episode still bootstraps from the value of its final obs.
+    `continues` is 0 where the next obs ends an episode (either way): the trace never crosses
+    episodes."""
     deltas = rewards + discounts * next_values - values
 
-    def step(adv, x):
-        delta, discount, cont = x
-        adv = delta + discount * gae_lambda * cont * adv
-        return adv, adv
+    def backward_step(advantage, step):
+        delta, discount, cont = step
+        advantage = delta + discount * gae_lambda * cont * advantage
+        return advantage, advantage
 
-    _, advantages = jax.lax.scan(step, jnp.zeros_like(deltas[0]), (deltas, discounts, conts),
-                                 reverse=True)
+    _, advantages = jax.lax.scan(backward_step, jnp.zeros_like(deltas[0]),
+                                 (deltas, discounts, continues), reverse=True)
     return advantages
 
 
@@ -203,142 +214,202 @@ def sample_action(agent, params, obs, key, env_ids, steps):
     return jnp.argmax(logits - jnp.log(-jnp.log(u)), axis=1), logits  # Gumbel-max sampling
 
 
-TIME_MAJOR = ("obs", "actions", "logits", "rewards", "terms", "truncs", "masks")
-EPISODES = ("ep_return", "ep_length", "ep_count")
+def update_episode_stats(episode_return, episode_length, after_done, env_id, reward, done,
+                         game_over):
+    """Adds one step's outputs to the per-env running sums (arrays updated in place); returns
+    (env ids, returns, lengths) of the episodes that ended.
+
+    env_id: the envs these outputs came from. done: the output ended an episode for the learner,
+    so the env's next output is the reset, whose action the engine ignored: not an agent step.
+    game_over: the episode being reported ended (on Atari with episodic_life, only the game's
+    real end or its time limit; elsewhere the same as done). CleanRL restarted the sums only at
+    termination, so an episode after a time limit inherited the old sums.
+    """
+    counted = ~after_done[env_id]
+    episode_return[env_id] += np.where(counted, reward, 0.0)
+    episode_length[env_id] += counted
+    ended = env_id[game_over]
+    finished = (ended.copy(), episode_return[ended].copy(), episode_length[ended].copy())
+    episode_return[ended], episode_length[ended] = 0.0, 0
+    after_done[env_id] = done
+    return finished
 
 
-def rollout(args, ctx, thread_id, env_offset, device, params_queue, rollout_queue):
-    """Actor thread: steps envs env_offset ... env_offset + local_num_envs - 1 (global ids) and
+# Arrays of a rollout: [num_steps (+ 1 for obs), envs, ...], and per-env episode sums: [envs].
+TIME_MAJOR = ("obs", "actions", "logits", "rewards", "terminations", "truncations", "masks")
+EPISODE_SUMS = ("episode_return", "episode_length", "episode_count")
+
+
+@dataclass
+class ActorContext:
+    """What every actor thread gets from the main thread besides `args`."""
+
+    act: Callable  # the jitted sample_action
+    action_dim: int
+    key: np.ndarray  # the root of every global env's action key stream
+    num_updates: int
+    learner_devices: list
+    # per actor thread: (learner device index, first env, end env) of its envs that device gets
+    slices: list[list[tuple[int, int, int]]]
+
+
+def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_queue):
+    """Actor thread: steps the global envs env_offset ... env_offset + local_num_envs - 1 and
     hands each rollout of num_steps per env to the learner, already sliced per learner device."""
     try:
-        T, n = args.num_steps, args.local_num_envs
-        envs = make_env(args.env_id, args.seed + env_offset, n, args.async_batch_size)
-        key, space = jax.device_put(ctx.actor_key, device), envs.observation_space
-        gids = np.arange(env_offset, env_offset + n, dtype=np.int32)
+        num_envs, num_steps = args.local_num_envs, args.num_steps
+        envs = make_env(args.env_id, num_envs, args.async_batch_size or num_envs,
+                        args.seed + env_offset, args.max_episode_steps)
+        key, obs_space = jax.device_put(context.key, device), envs.observation_space
+        global_env_ids = np.arange(env_offset, env_offset + num_envs, dtype=np.int32)
 
-        def new_buffer(cap):
-            return dict(obs=np.zeros((cap, n, *space.shape), space.dtype),
-                        actions=np.zeros((cap, n), np.int32),
-                        logits=np.zeros((cap, n, ctx.action_dim), np.float32),
-                        **{k: np.zeros((cap, n), np.float32) for k in ("rewards", "terms",
-                                                                        "truncs")})
+        def new_storage(num_rows):
+            return dict(obs=np.zeros((num_rows, num_envs, *obs_space.shape), obs_space.dtype),
+                        actions=np.zeros((num_rows, num_envs), np.int32),
+                        logits=np.zeros((num_rows, num_envs, context.action_dim), np.float32),
+                        rewards=np.zeros((num_rows, num_envs), np.float32),
+                        terminations=np.zeros((num_rows, num_envs), np.float32),
+                        truncations=np.zeros((num_rows, num_envs), np.float32))
 
-        # Rows per env: async envs run at different paces, so each keeps its own write position;
-        # a rollout is complete once every env has num_steps + 1 observations.
-        buf, count, steps = new_buffer(2 * T + 2), np.zeros(n, np.int64), np.zeros(n, np.int64)
-        ep_ret = np.zeros(n, np.float32)
-        record = args.capture_video and thread_id == 0 and ctx.process_index == 0
-        frames, video_episode = [], 0
+        # Row t of an env holds obs_t, the action taken on it, and the reward and flags that came
+        # with obs_t. Each env has its own row count, as async envs run at different paces; a
+        # rollout is complete once every env has num_steps + 1 rows (the last one starts the
+        # next rollout).
+        storage, rows = new_storage(2 * num_steps + 2), np.zeros(num_envs, np.int64)
+        agent_steps = np.zeros(num_envs, np.int64)  # the position in each env's key stream
+        episode_return, episode_length = np.zeros(num_envs), np.zeros(num_envs, np.int64)
+        after_done = np.ones(num_envs, bool)  # the first output is the reset: not an agent step
         envs.async_reset()
-        for update in range(1, ctx.num_updates + 1):
-            t0 = time.time()
-            if not args.concurrency or update != 2:  # concurrency: rollout 2 reuses params 0
+        for update in range(1, context.num_updates + 1):
+            update_start = time.time()
+            # Cleanba's concurrency: the learner put params 0 before starting this thread, and
+            # puts params u after its update u, which trains on rollout u. Rollout 2 skips the
+            # get and starts at once with params 0 while the learner trains on rollout 1; from
+            # then on rollout u takes params u - 2, the newest there are, so the actors always
+            # act with params one update older than those the learner is computing, and
+            # neither side waits for the other. Without concurrency rollout u takes params
+            # u - 1: actors and learner alternate, and the data is on-policy.
+            if not args.concurrency or update != 2:
                 params = params_queue.get()
+                # Wait for the transfer here: inside the jitted call it would hold up the other
+                # actor threads too.
                 jax.block_until_ready(params)
-            t_params, t_recv, t_infer, t_send = time.time() - t0, 0.0, 0.0, 0.0
-            episodes = {k: np.zeros(n, np.float32) for k in EPISODES}
-            while count.min() < T + 1:
-                t = time.time()
-                obs, reward, term, trunc, info = envs.recv()
-                ids = np.asarray(info["env_id"])
-                if np.any(ids[1:] < ids[:-1]):  # a canonical batch for inference
-                    order = np.argsort(ids)
-                    obs, reward, term, trunc = obs[order], reward[order], term[order], trunc[order]
-                    ids = ids[order]
-                    info = {k: v[order] for k, v in info.items() if isinstance(v, np.ndarray)}
-                t_recv += time.time() - t
-                t = time.time()
-                action, logits = ctx.act(params, obs, key, gids[ids], steps[ids].astype(np.uint32))
-                action, logits = np.array(action), np.asarray(logits)  # the pool keeps action
-                t_infer += time.time() - t
-                ended = np.asarray(info.get("terminated", term), bool) | trunc  # real game end
-                if record and ids[0] == 0:
-                    if round(video_episode ** (1 / 3)) ** 3 == video_episode:  # 0, 1, 8, 27, ..
-                        frames.append(envs.render(np.array([0]))[0])
-                    if ended[0]:
-                        if frames:
-                            save_video(frames, f"videos/{ctx.run_name}/episode-{video_episode}.mp4")
-                        frames, video_episode = [], video_episode + 1
-                t = time.time()
-                envs.send(action, ids)
-                t_send += time.time() - t
-                rows = count[ids]
-                if rows.max() >= len(buf["obs"]):
-                    old, buf = buf, new_buffer(2 * len(buf["obs"]))
-                    for k in buf:
-                        buf[k][: len(old[k])] = old[k]
-                for k, v in zip(buf, (obs, action, logits, reward, term, trunc), strict=True):
-                    buf[k][rows, ids] = v
-                count[ids] += 1
-                steps[ids] += 1
-                ep_ret[ids] += info.get("reward", reward)  # Atari: the unclipped reward
-                done = ids[ended]
-                episodes["ep_return"][done] += ep_ret[done]
-                episodes["ep_length"][done] += info["elapsed_step"][ended]
-                episodes["ep_count"][done] += 1
-                ep_ret[done] = 0.0
-            # Row t holds obs_t, the action taken on it, and the reward and flags that came with
-            # obs_t: transition t goes from row t to row t + 1.
-            data = dict(obs=buf["obs"][: T + 1], actions=buf["actions"][:T],
-                        logits=buf["logits"][:T], rewards=buf["rewards"][1 : T + 1],
-                        terms=buf["terms"][1 : T + 1], truncs=buf["truncs"][1 : T + 1],
-                        # an obs that ends an episode gets an ignored action: no loss on it
-                        masks=1.0 - np.maximum(buf["terms"][:T], buf["truncs"][:T]), **episodes)
-            pieces = [(j, {k: jax.device_put(v[:, lo:hi] if k in TIME_MAJOR else v[lo:hi],
-                                             ctx.learner_devices[j]) for k, v in data.items()})
-                      for j, lo, hi in ctx.pieces[thread_id]]
-            # A fresh buffer, as the transfers may still read the old one; rows collected past
-            # this rollout move down (row T becomes row 0).
-            old, buf = buf, new_buffer(len(buf["obs"]))
-            carry = int(count.max()) - T
-            for k in buf:
-                buf[k][:carry] = old[k][T : T + carry]
-            count -= T
-            timings = dict(params_queue_get_time=t_params, rollout_time=time.time() - t0 - t_params,
-                           env_recv_time=t_recv, inference_time=t_infer, env_send_time=t_send)
-            rollout_queue.put((pieces, timings))
+            params_queue_get_time = time.time() - update_start
+            inference_time = 0.0
+            episode_sums = {name: np.zeros(num_envs, np.float32) for name in EPISODE_SUMS}
+
+            # COLLECT TRAJECTORIES
+            while rows.min() < num_steps + 1:
+                next_obs, reward, terminated, truncated, info = envs.recv()
+                env_id = info["env_id"]
+
+                # ALGO LOGIC: action logic
+                start = time.time()
+                action, logits = context.act(params, next_obs, key, global_env_ids[env_id],
+                                             agent_steps[env_id].astype(np.uint32))
+                # np.array copies: the pool reads the action array after send() returns
+                action, logits = np.array(action), np.asarray(logits)
+                inference_time += time.time() - start
+                envs.send(action, env_id)
+
+                if rows[env_id].max() >= len(storage["obs"]):  # an async env ran far ahead
+                    storage = {k: np.concatenate([v, np.zeros_like(v)]) for k, v in storage.items()}
+                step_outputs = (next_obs, action, logits, reward, terminated, truncated)
+                for name, value in zip(storage, step_outputs, strict=True):
+                    storage[name][rows[env_id], env_id] = value
+                rows[env_id] += 1
+                agent_steps[env_id] += 1
+
+                # TRY NOT TO MODIFY: record rewards for plotting purposes (Atari: unclipped)
+                game_over = np.asarray(info.get("terminated", terminated), bool) | truncated
+                ended, returns, lengths = update_episode_stats(
+                    episode_return, episode_length, after_done, env_id,
+                    info.get("reward", reward), terminated | truncated, game_over)
+                episode_sums["episode_return"][ended] += returns
+                episode_sums["episode_length"][ended] += lengths
+                episode_sums["episode_count"][ended] += 1
+
+            # Transition t goes from row t to row t + 1; the action on an obs that ends an
+            # episode is ignored by the engine (its next obs is the reset): no loss on it.
+            data = dict(obs=storage["obs"][: num_steps + 1],
+                        actions=storage["actions"][:num_steps],
+                        logits=storage["logits"][:num_steps],
+                        rewards=storage["rewards"][1 : num_steps + 1],
+                        terminations=storage["terminations"][1 : num_steps + 1],
+                        truncations=storage["truncations"][1 : num_steps + 1],
+                        masks=1.0 - np.maximum(storage["terminations"][:num_steps],
+                                               storage["truncations"][:num_steps]),
+                        **episode_sums)
+            payload = [(j, {name: jax.device_put(v[:, lo:hi] if name in TIME_MAJOR else v[lo:hi],
+                                                 context.learner_devices[j])
+                            for name, v in data.items()})
+                       for j, lo, hi in context.slices[thread_id]]
+            # A new storage, as the transfers may still read the old one; the rows collected
+            # past this rollout move down (row num_steps becomes row 0).
+            old, storage = storage, new_storage(len(storage["obs"]))
+            carried = int(rows.max()) - num_steps
+            for name in storage:
+                storage[name][:carried] = old[name][num_steps : num_steps + carried]
+            rows -= num_steps
+            timings = dict(params_queue_get_time=params_queue_get_time,
+                           rollout_time=time.time() - update_start - params_queue_get_time,
+                           inference_time=inference_time)
+            rollout_queue.put((payload, timings))
     except BaseException as e:  # handed to the learner, which re-raises it
         rollout_queue.put(e)
 
 
-def save_video(frames, path):
-    import imageio  # optional: only with --capture-video
+def evaluate(agent, params, env_id, num_episodes, seed, max_episode_steps=None, video_dir=None):
+    """Plays one episode in each of num_episodes envs, sampling actions, and returns their
+    returns and lengths (on Atari the unclipped score of the whole game); with video_dir, writes
+    each env's episode to `{video_dir}/episode-{i}.mp4` through the engine's render."""
+    envs = make_env(env_id, num_episodes, num_episodes, seed, max_episode_steps)
+    act = jax.jit(partial(sample_action, agent))
+    key, all_ids = jax.random.PRNGKey(seed), np.arange(num_episodes, dtype=np.int32)
+    episode_return, episode_length = np.zeros(num_episodes), np.zeros(num_episodes, np.int64)
+    after_done = np.zeros(num_episodes, dtype=bool)  # reset()'s output is not passed on
+    returns, lengths = [None] * num_episodes, [None] * num_episodes
+    writers = {}
+    if video_dir is not None:
+        import imageio
 
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    imageio.mimsave(path, frames, fps=30, macro_block_size=1)
+        os.makedirs(video_dir, exist_ok=True)
+        writers = {i: imageio.get_writer(f"{video_dir}/episode-{i}.mp4", fps=15, macro_block_size=1)
+                   for i in all_ids}
 
+    def record_frames():
+        playing = np.array(sorted(writers), dtype=np.int32)
+        for i, frame in zip(playing, envs.render(playing) if writers else [], strict=True):
+            writers[i].append_data(frame)
 
-def evaluate(params, args, num_episodes, run_name=None, capture_video=False):
-    """Plays `num_episodes` episodes (the first one of as many envs) with the stochastic policy;
-    records env 0 with the engine's render when `capture_video`."""
-    envs = make_env(args.env_id, args.seed + 1_000_000, num_episodes)
-    act = jax.jit(partial(sample_action, Agent(envs.action_space.n, args.channels, args.hiddens)))
-    key, ids = jax.random.PRNGKey(args.seed + 1_000_000), np.arange(num_episodes, dtype=np.int32)
-    obs, info = envs.reset()
-    running, returns, frames = np.zeros(num_episodes), np.full(num_episodes, np.nan), []
-    for step in range(1_000_000):
-        if capture_video and np.isnan(returns[0]):
-            frames.append(envs.render(np.array([0]))[0])
-        action, _ = act(params, obs, key, ids, np.full(num_episodes, step, np.uint32))
-        obs, reward, term, trunc, info = envs.step(np.asarray(action), ids)
-        running += info.get("reward", reward)
-        ended = (np.asarray(info.get("terminated", term), bool) | trunc) & np.isnan(returns)
-        returns[ended] = running[ended]
-        if not np.isnan(returns).any():
-            break
+    next_obs, _ = envs.reset()
+    record_frames()
+    step = 0
+    while any(x is None for x in returns):
+        action, _ = act(params, next_obs, key, all_ids, np.full(num_episodes, step, np.uint32))
+        next_obs, reward, terminated, truncated, info = envs.step(np.asarray(action), all_ids)
+        record_frames()
+        step += 1
+        game_over = np.asarray(info.get("terminated", terminated), bool) | truncated
+        for i, ret, length in zip(*update_episode_stats(
+            episode_return, episode_length, after_done, info["env_id"],
+            info.get("reward", reward), terminated | truncated, game_over,
+        ), strict=True):
+            if returns[i] is None:
+                returns[i], lengths[i] = float(ret), int(length)
+                if i in writers:
+                    writers.pop(i).close()
     envs.close()
-    if frames:
-        save_video(frames, f"videos/{run_name}-eval/episode-0.mp4")
-    return returns
+    return returns, lengths
 
 
 def load_checkpoint(path):
+    """The Args and the parameters saved by --save-model."""
     with open(path, "rb") as f:
-        ckpt = flax.serialization.msgpack_restore(f.read())
-    saved = json.loads(ckpt["args"])
-    ckpt_args = Args(**{k: v for k, v in saved.items() if k in Args.__dataclass_fields__})
-    ckpt_args.channels, ckpt_args.hiddens = tuple(ckpt_args.channels), tuple(ckpt_args.hiddens)
-    return ckpt_args, ckpt["params"]
+        checkpoint = flax.serialization.msgpack_restore(f.read())
+    saved = json.loads(checkpoint["args"])
+    checkpoint_args = Args(**{k: v for k, v in saved.items() if k in Args.__dataclass_fields__})
+    return checkpoint_args, checkpoint["params"]
 
 
 def local(tree):
@@ -348,22 +419,35 @@ def local(tree):
 
 if __name__ == "__main__":
     args = tyro.cli(Args)
-    args.channels, args.hiddens = tuple(args.channels), tuple(args.hiddens)
     if args.track:
         try:
             import wandb
         except ImportError:
-            raise SystemExit("--track needs Weights and Biases: pip install wandb") from None
-    if args.eval_checkpoint:
-        ckpt_args, params = load_checkpoint(args.eval_checkpoint)
-        run_name = f"{ckpt_args.env_id}__{ckpt_args.exp_name}__eval__{int(time.time())}"
-        returns = evaluate(params, ckpt_args, args.eval_episodes, run_name, args.capture_video)
-        writer = SummaryWriter(f"runs/{run_name}")
-        for i, r in enumerate(returns):
-            writer.add_scalar("eval/episodic_return", r, i)
-        writer.close()
-        print(f"eval_episodic_returns={returns.tolist()} mean={returns.mean():.3f}")
-        raise SystemExit(0)
+            sys.exit("error: --track needs Weights & Biases, not installed: pip install wandb")
+    if args.eval_checkpoint is not None:
+        saved, checkpoint_params = load_checkpoint(args.eval_checkpoint)
+        args.env_id, args.max_episode_steps = saved.env_id, saved.max_episode_steps
+        args.channels, args.hiddens = saved.channels, saved.hiddens
+    if args.env_id not in envpool.list_all_envs():
+        close = get_close_matches(args.env_id, envpool.list_all_envs(), n=3)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        sys.exit(f"error: unknown --env-id {args.env_id!r}{hint}")
+    spec = envpool.make_spec(args.env_id)
+    if not hasattr(spec.action_space, "n"):
+        sys.exit(f"error: {args.env_id} has continuous actions; this script needs discrete ones")
+    if args.eval_episodes < 1:
+        sys.exit("error: --eval-episodes must be at least 1")
+    agent = Agent(spec.action_space.n, tuple(args.channels), tuple(args.hiddens))
+    run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
+    video_dir = f"videos/{run_name}" if args.capture_video else None
+
+    if args.eval_checkpoint is not None:
+        returns, lengths = evaluate(agent, checkpoint_params, args.env_id, args.eval_episodes,
+                                    args.seed, args.max_episode_steps, video_dir)
+        for i, (ret, length) in enumerate(zip(returns, lengths, strict=True)):
+            print(f"eval_episode={i}, episodic_return={ret}, episodic_length={length}")
+        print(f"mean_episodic_return={np.mean(returns)}")
+        sys.exit(0)
 
     if args.distributed:
         if args.coordinator_address is None:
@@ -373,10 +457,10 @@ if __name__ == "__main__":
                                        args.process_id)
     num_processes, process_index = jax.process_count(), jax.process_index()
     local_devices = jax.local_devices()
-    for name, ids in (("actor", args.actor_device_ids), ("learner", args.learner_device_ids)):
+    for role, ids in (("actor", args.actor_device_ids), ("learner", args.learner_device_ids)):
         if not ids or not all(0 <= i < len(local_devices) for i in ids):
-            raise SystemExit(f"error: --{name}-device-ids {ids} must index jax.local_devices() "
-                             f"({len(local_devices)} here: {local_devices})")
+            sys.exit(f"error: --{role}-device-ids {ids} must index jax.local_devices() "
+                     f"({len(local_devices)} here: {local_devices})")
     actor_devices = [local_devices[i] for i in args.actor_device_ids]
     learner_devices = [local_devices[i] for i in args.learner_device_ids]
     devices_of = [[d for d in jax.devices() if d.process_index == p] for p in range(num_processes)]
@@ -386,43 +470,42 @@ if __name__ == "__main__":
     threads_per_process = args.num_actor_threads * len(actor_devices)
     num_envs = args.local_num_envs * threads_per_process * num_processes
     batch_size = num_envs * args.num_steps
-    shards = args.num_grad_shards or num_learners
-    envs_per_shard = num_envs // shards
+    num_shards = args.num_grad_shards or num_learners
+    envs_per_shard = num_envs // num_shards
     num_updates = args.total_timesteps // batch_size
     for ok, message in (
-        (shards % num_learners == 0, f"--num-grad-shards {shards} must be a multiple of the "
-         f"{num_learners} learner devices of all processes"),
-        (num_envs % shards == 0, f"the global envs (local_num_envs {args.local_num_envs} x "
+        (num_shards % num_learners == 0, f"--num-grad-shards {num_shards} must be a multiple of "
+         f"the {num_learners} learner devices of all processes"),
+        (num_envs % num_shards == 0, f"the global envs (local_num_envs {args.local_num_envs} x "
          f"num_actor_threads {args.num_actor_threads} x {len(actor_devices)} actor devices x "
-         f"{num_processes} processes = {num_envs}) must divide into --num-grad-shards {shards}"),
+         f"{num_processes} processes = {num_envs}) must divide into --num-grad-shards "
+         f"{num_shards}"),
         (args.num_steps * envs_per_shard % args.num_minibatches == 0, "a shard's samples "
          f"(num_steps {args.num_steps} x {envs_per_shard} envs) must divide into "
          f"--num-minibatches {args.num_minibatches}"),
         (0 <= args.async_batch_size <= args.local_num_envs,
-         "--async-batch-size must be in [0, local_num_envs]"),
+         f"--async-batch-size must be in [0, --local-num-envs={args.local_num_envs}]"),
         (num_updates >= 1, f"--total-timesteps {args.total_timesteps} is less than one global "
          f"batch ({num_envs} envs x {args.num_steps} steps = {batch_size})"),
     ):
         if not ok:
-            raise SystemExit(f"error: {message}")
+            sys.exit(f"error: {message}")
 
-    run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
     writer = None
     if process_index == 0:
         if args.track:
             wandb.init(project=args.wandb_project_name, entity=args.wandb_entity,
                        sync_tensorboard=True, config=vars(args), name=run_name, save_code=True)
         writer = SummaryWriter(f"runs/{run_name}")
-        writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
-            f"|{k}|{v}|" for k, v in vars(args).items()))
+        table = "\n".join([f"|{key}|{value}|" for key, value in vars(args).items()])
+        writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
     print(f"process {process_index}/{num_processes}: actors on {actor_devices}, learners on "
-          f"{global_learners}; {num_envs} envs x {args.num_steps} steps, {shards} grad shards, "
-          f"{num_updates} updates", flush=True)
+          f"{global_learners}; {num_envs} envs x {args.num_steps} steps, {num_shards} grad "
+          f"shards, {num_updates} updates", flush=True)
 
-    spec = envpool.make_spec(args.env_id)
-    action_dim, obs_space = spec.action_space.n, spec.observation_space
-    agent = Agent(action_dim, args.channels, args.hiddens)
+    # ALGO LOGIC: initialize agent here:
     root_key = jax.random.PRNGKey(args.seed)
+
     learner_key = np.asarray(jax.random.fold_in(root_key, 1))
 
     def linear_schedule(count):
@@ -434,185 +517,211 @@ if __name__ == "__main__":
         linear_schedule if args.anneal_lr else args.learning_rate, eps=1e-5))
     # Initialised on the host CPU, so that every process (and accelerator type) starts equal.
     with jax.default_device(jax.local_devices(backend="cpu")[0]):
-        dummy = np.zeros((1, *obs_space.shape), obs_space.dtype)
-        host_state = jax.device_get(jax.jit(lambda key: TrainState.create(
-            apply_fn=None, params=agent.init(key, dummy), tx=tx))(jax.random.fold_in(root_key, 0)))
+        dummy_obs = np.zeros((1, *spec.observation_space.shape), spec.observation_space.dtype)
+        params = agent.init(jax.random.fold_in(root_key, 0), dummy_obs)
+        host_state = jax.device_get(TrainState.create(apply_fn=None, params=params, tx=tx))
     mesh = Mesh(np.array(global_learners), ("learner",))
     agent_state = jax.tree.map(lambda x: jax.make_array_from_callback(
-        np.shape(x), NamedSharding(mesh, P()), lambda idx: np.asarray(x)[idx]), host_state)
+        np.shape(x), NamedSharding(mesh, P()), lambda index: np.asarray(x)[index]), host_state)
 
     def ppo_loss(params, obs, actions, behaviour_logits, advantages, returns, mask):
-        logits, value = agent.apply(params, obs)
-        logp = jax.nn.log_softmax(logits)
-        newlogprob = jnp.take_along_axis(logp, actions[:, None], 1)[:, 0]
+        logits, newvalue = agent.apply(params, obs)
+        logprobs = jax.nn.log_softmax(logits)
+        newlogprob = jnp.take_along_axis(logprobs, actions[:, None], 1)[:, 0]
         # the ratio is against the policy that acted (the actor's, maybe one update old)
         oldlogprob = jnp.take_along_axis(jax.nn.log_softmax(behaviour_logits), actions[:, None],
                                          1)[:, 0]
         logratio = newlogprob - oldlogprob
         ratio = jnp.exp(logratio)
 
-        def mean(x):
+        def mean(x):  # over the steps whose action the engine did not ignore
             return (x * mask).sum() / jnp.maximum(mask.sum(), 1.0)
 
-        if args.norm_adv:
-            mu = mean(advantages)
-            advantages = (advantages - mu) / (jnp.sqrt(mean((advantages - mu) ** 2)) + 1e-8)
-        clipped = jnp.clip(ratio, 1 - args.clip_coef, 1 + args.clip_coef)
-        pg_loss = mean(jnp.maximum(-advantages * ratio, -advantages * clipped))
-        v_loss = 0.5 * mean((value - returns) ** 2)
-        entropy = mean(-(jnp.exp(logp) * logp).sum(-1))
+        if args.norm_adv:  # per minibatch of each gradient shard, as Cleanba per device
+            advantages = (advantages - mean(advantages)) / (
+                jnp.sqrt(mean((advantages - mean(advantages)) ** 2)) + 1e-8)
+
+        # CALCULATE ACTOR LOSS
+        pg_loss1 = -advantages * ratio
+        pg_loss2 = -advantages * jnp.clip(ratio, 1 - args.clip_coef, 1 + args.clip_coef)
+        pg_loss = mean(jnp.maximum(pg_loss1, pg_loss2))
+        entropy = mean(-(jnp.exp(logprobs) * logprobs).sum(-1))
+
+        # CALCULATE VALUE LOSS
+        v_loss = 0.5 * mean((newvalue - returns) ** 2)
+
         loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
         approx_kl = mean((ratio - 1) - logratio)
         clipfrac = mean((jnp.abs(ratio - 1) > args.clip_coef).astype(jnp.float32))
         return loss, (pg_loss, v_loss, entropy, approx_kl, clipfrac)
 
-    shards_here = shards // num_learners
+    shards_per_learner = num_shards // num_learners
     metric_names = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
 
     def learner_update(state, batch, update):
-        """One learner device's part of an update (inside shard_map): epochs > minibatches >
-        this device's gradient shards, as nested scans."""
+        """One learner device's part of an update (inside shard_map): epochs, then minibatches,
+        each the gradient of this device's shards reduced with every other device's."""
         key = jax.random.fold_in(learner_key, update)
-        shard_ids = jax.lax.axis_index("learner") * shards_here + jnp.arange(shards_here)
+        shard_ids = jax.lax.axis_index("learner") * shards_per_learner + jnp.arange(
+            shards_per_learner)
 
-        def by_shard(x):  # [T, this device's envs, ...] -> [shards, T, envs_per_shard, ...]
-            return jnp.moveaxis(x.reshape(x.shape[0], shards_here, -1, *x.shape[2:]), 1, 0)
+        def by_shard(x):  # [steps, this device's envs, ...] -> [shards, steps, envs, ...]
+            return jnp.moveaxis(x.reshape(x.shape[0], shards_per_learner, -1, *x.shape[2:]), 1, 0)
 
-        b = {k: by_shard(batch[k]) for k in TIME_MAJOR}
+        shards = {name: by_shard(batch[name]) for name in TIME_MAJOR}
 
-        def shard_targets(_, sh):
-            obs = sh["obs"]
+        # CALCULATE ADVANTAGE, one gradient shard after the other
+        def shard_advantages(_, shard):
+            obs = shard["obs"]
             _, values = agent.apply(state.params, obs.reshape(-1, *obs.shape[2:]))
             values = values.reshape(obs.shape[:2])
-            advantages = compute_gae(values[:-1], values[1:], sh["rewards"],
-                                     args.gamma * (1.0 - sh["terms"]),
-                                     1.0 - jnp.maximum(sh["terms"], sh["truncs"]), args.gae_lambda)
+            terminations, truncations = shard["terminations"], shard["truncations"]
+            advantages = compute_gae(values[:-1], values[1:], shard["rewards"],
+                                     args.gamma * (1.0 - terminations),
+                                     1.0 - jnp.maximum(terminations, truncations), args.gae_lambda)
             return None, (advantages, advantages + values[:-1])
 
-        _, (advantages, returns) = jax.lax.scan(shard_targets, None, b)
+        _, (advantages, returns) = jax.lax.scan(shard_advantages, None, shards)
 
-        def flat(x):  # [shards, T, envs_per_shard, ...] -> [shards, T * envs_per_shard, ...]
+        def flatten(x):  # [shards, steps, envs, ...] -> [shards, steps * envs, ...]
             return x.reshape(x.shape[0], -1, *x.shape[3:])
 
-        data = (flat(b["obs"][:, :-1]), flat(b["actions"]), flat(b["logits"]), flat(advantages),
-                flat(returns), flat(b["masks"]))
-        num_samples = args.num_steps * envs_per_shard
+        data = (flatten(shards["obs"][:, :-1]), flatten(shards["actions"]),
+                flatten(shards["logits"]), flatten(advantages), flatten(returns),
+                flatten(shards["masks"]))
+        samples_per_shard = args.num_steps * envs_per_shard
 
-        def epoch(state, epoch_index):
-            epoch_key = jax.random.fold_in(key, epoch_index)
-            perms = jax.vmap(lambda s: jax.random.permutation(
-                jax.random.fold_in(epoch_key, s), num_samples))(shard_ids)
+        # UPDATE NETWORK
+        def epoch_update(state, epoch):
+            epoch_key = jax.random.fold_in(key, epoch)
+            # each shard shuffles its samples with its own key: the same minibatches on any
+            # number of devices
+            permutations = jax.vmap(lambda shard_id: jax.random.permutation(
+                jax.random.fold_in(epoch_key, shard_id), samples_per_shard))(shard_ids)
 
-            def minibatch(state, indices):
-                def shard_grad(_, x):
-                    shard_data, idx = x
+            def minibatch_update(state, indices):
+                def shard_gradient(_, shard):
+                    shard_data, shard_indices = shard
                     (loss, aux), grads = jax.value_and_grad(ppo_loss, has_aux=True)(
-                        state.params, *(v[idx] for v in shard_data))
+                        state.params, *(x[shard_indices] for x in shard_data))
                     return None, (grads, (loss, *aux))
 
-                _, (grads, aux) = jax.lax.scan(shard_grad, None, (data, indices))
-                # Every shard's gradient, reduced in shard order: the same sums in the same
+                _, (grads, losses) = jax.lax.scan(shard_gradient, None, (data, indices))
+                # Every shard's gradient, averaged in shard order: the same sums in the same
                 # order whatever the number of devices (a psum's order depends on it).
-                grads, aux = jax.tree.map(
-                    lambda g: jax.lax.all_gather(g, "learner", tiled=True).mean(0), (grads, aux))
-                return state.apply_gradients(grads=grads), aux
+                grads, losses = jax.tree.map(
+                    lambda x: jax.lax.all_gather(x, "learner", tiled=True).mean(0),
+                    (grads, losses))
+                return state.apply_gradients(grads=grads), losses
 
-            minibatches = perms.reshape(shards_here, args.num_minibatches, -1).swapaxes(0, 1)
-            return jax.lax.scan(minibatch, state, minibatches)
+            minibatches = permutations.reshape(shards_per_learner, args.num_minibatches,
+                                               -1).swapaxes(0, 1)
+            return jax.lax.scan(minibatch_update, state, minibatches)
 
-        state, aux = jax.lax.scan(epoch, state, jnp.arange(args.update_epochs))
-        metrics = {name: jnp.mean(v) for name, v in zip(metric_names, aux, strict=True)}
-        for k in EPISODES:  # summed over every env of every process
-            metrics[k] = jax.lax.all_gather(batch[k], "learner", tiled=True).sum()
+        state, losses = jax.lax.scan(epoch_update, state, jnp.arange(args.update_epochs))
+        metrics = {name: jnp.mean(v) for name, v in zip(metric_names, losses, strict=True)}
+        for name in EPISODE_SUMS:  # summed over every env of every process
+            metrics[name] = jax.lax.all_gather(batch[name], "learner", tiled=True).sum()
         return state, metrics
 
-    batch_specs = {k: P(None, "learner") if k in TIME_MAJOR else P("learner")
-                   for k in TIME_MAJOR + EPISODES}
-    update_fn = jax.jit(jax.shard_map(learner_update, mesh=mesh, in_specs=(P(), batch_specs, P()),
-                                      out_specs=(P(), P()), check_vma=False))
+    batch_specs = {name: P(None, "learner") if name in TIME_MAJOR else P("learner")
+                   for name in TIME_MAJOR + EPISODE_SUMS}
+    update_fn = jax.jit(jax.shard_map(learner_update, mesh=mesh,
+                                      in_specs=(P(), batch_specs, P()), out_specs=(P(), P()),
+                                      check_vma=False))
 
-    # Global env order: process, actor device, thread, env. Learner device j of a process holds
-    # its process's envs [j * per_learner, (j + 1) * per_learner): each thread's slice of it.
-    per_learner = num_envs // num_processes // len(learner_devices)
-    pieces = []
-    for k in range(threads_per_process):
-        lo, hi = k * args.local_num_envs, (k + 1) * args.local_num_envs
-        pieces.append([(j, max(lo, j * per_learner) - lo, min(hi, (j + 1) * per_learner) - lo)
-                       for j in range(len(learner_devices))
-                       if max(lo, j * per_learner) < min(hi, (j + 1) * per_learner)])
-    ctx = type("Context", (), dict(
-        act=jax.jit(partial(sample_action, agent)), action_dim=action_dim,
-        actor_key=np.asarray(jax.random.fold_in(root_key, 2)), num_updates=num_updates,
-        learner_devices=learner_devices, pieces=pieces, process_index=process_index,
-        run_name=run_name))
+    # Global env order: process, actor device, thread, env. Learner device j of a process takes
+    # its process's envs [j * envs_per_learner, (j + 1) * envs_per_learner): from each actor
+    # thread, the part of that range the thread steps.
+    envs_per_learner = num_envs // num_learners
+    slices = []
+    for thread_index in range(threads_per_process):
+        first = thread_index * args.local_num_envs
+        ranges = [(j, max(first, j * envs_per_learner), min(first + args.local_num_envs,
+                                                             (j + 1) * envs_per_learner))
+                  for j in range(len(learner_devices))]
+        slices.append([(j, lo - first, hi - first) for j, lo, hi in ranges if lo < hi])
+    context = ActorContext(act=jax.jit(partial(sample_action, agent)),
+                           action_dim=spec.action_space.n,
+                           key=np.asarray(jax.random.fold_in(root_key, 2)),
+                           num_updates=num_updates, learner_devices=learner_devices, slices=slices)
     params_queues, rollout_queues, threads = [], [], []
     params = local(agent_state.params)
-    for d, device in enumerate(actor_devices):
-        for t in range(args.num_actor_threads):
-            k = d * args.num_actor_threads + t
-            params_queues.append(queue.Queue(maxsize=1))
-            rollout_queues.append(queue.Queue(maxsize=1))
-            params_queues[k].put(jax.device_put(params, device))
-            offset = (process_index * threads_per_process + k) * args.local_num_envs
+    for device_index, device in enumerate(actor_devices):
+        for thread_index in range(args.num_actor_threads):
+            params_queue, rollout_queue = queue.Queue(maxsize=1), queue.Queue(maxsize=1)
+            params_queue.put(jax.device_put(params, device))
+            thread_id = device_index * args.num_actor_threads + thread_index
+            env_offset = (process_index * threads_per_process + thread_id) * args.local_num_envs
             threads.append(threading.Thread(target=rollout, daemon=True, args=(
-                args, ctx, k, offset, device, params_queues[k], rollout_queues[k])))
-            threads[k].start()
+                args, context, thread_id, env_offset, device, params_queue, rollout_queue)))
+            params_queues.append(params_queue)
+            rollout_queues.append(rollout_queue)
+            threads[-1].start()
 
     history = {}
     start_time = time.time()
     for update in tqdm(range(1, num_updates + 1), disable=process_index != 0, desc="updates"):
-        t0 = time.time()
-        payloads = [q.get() for q in rollout_queues]  # a fixed order: reproducible batches
-        for p in payloads:
-            if isinstance(p, BaseException):
-                raise RuntimeError("an actor thread failed") from p
+        # COLLECT TRAJECTORIES: one rollout from every actor thread, in a fixed order, so that
+        # the batch does not depend on which thread finished first
+        get_start = time.time()
+        payloads = [q.get() for q in rollout_queues]
+        for payload in payloads:
+            if isinstance(payload, BaseException):
+                raise RuntimeError("an actor thread failed") from payload
         batch = {}
-        for k, spec_k in batch_specs.items():
-            axis = 1 if k in TIME_MAJOR else 0
-            parts = [[arrays[k] for pieces, _ in payloads for j2, arrays in pieces if j2 == j]
-                     for j in range(len(learner_devices))]
+        for name, partition in batch_specs.items():
+            axis = 1 if name in TIME_MAJOR else 0
+            parts = [[arrays[name] for slices_of_thread, _ in payloads
+                      for j, arrays in slices_of_thread if j == device_index]
+                     for device_index in range(len(learner_devices))]
             parts = [jnp.concatenate(p, axis) if len(p) > 1 else p[0] for p in parts]
             shape = list(parts[0].shape)
             shape[axis] = num_envs
-            batch[k] = jax.make_array_from_single_device_arrays(
-                tuple(shape), NamedSharding(mesh, spec_k), parts)
-        t_get, t1 = time.time() - t0, time.time()
+            batch[name] = jax.make_array_from_single_device_arrays(
+                tuple(shape), NamedSharding(mesh, partition), parts)
+        rollout_queue_get_time, training_start = time.time() - get_start, time.time()
+
+        # UPDATE NETWORK
         agent_state, metrics = update_fn(agent_state, batch, np.uint32(update))
-        metrics = {k: float(np.asarray(v)) for k, v in local(metrics).items()}
-        t_train, t2 = time.time() - t1, time.time()
-        if update < num_updates:  # the actors' last rollout is already in
+        metrics = {name: float(np.asarray(v)) for name, v in local(metrics).items()}
+        training_time, put_start = time.time() - training_start, time.time()
+
+        # SEND THE NEW PARAMETERS to the actors (see rollout() for when they take them); the
+        # actors' last rollout is already in after the last update
+        if update < num_updates:
             params = local(agent_state.params)
-            for d, device in enumerate(actor_devices):
+            for device_index, device in enumerate(actor_devices):
                 device_params = jax.device_put(params, device)
-                for t in range(args.num_actor_threads):
-                    k = d * args.num_actor_threads + t
-                    while True:  # an actor that died would otherwise block this put forever
-                        try:
-                            params_queues[k].put(device_params, timeout=1.0)
-                            break
-                        except queue.Full:
-                            if not threads[k].is_alive():
-                                raise RuntimeError(f"actor thread {k} stopped") from None
+                for thread_index in range(args.num_actor_threads):
+                    params_queues[device_index * args.num_actor_threads + thread_index].put(
+                        device_params)
+
+        # TRY NOT TO MODIFY: record rewards for plotting purposes
         global_step = update * batch_size
         metrics["global_step"] = global_step
-        for k, v in metrics.items():
-            history.setdefault(k, []).append(v)
+        for name, value in metrics.items():
+            history.setdefault(name, []).append(value)
         if writer is None:
             continue
         sps = int(global_step / (time.time() - start_time))
-        lr = linear_schedule((update - 1) * args.num_minibatches * args.update_epochs)
-        scalars = {"charts/SPS": sps, "charts/learning_rate": lr if args.anneal_lr else
-                   args.learning_rate, **{f"losses/{k}": metrics[k] for k in metric_names},
-                   "stats/rollout_queue_get_time": t_get, "stats/training_time": t_train,
-                   "stats/params_queue_put_time": time.time() - t2,
+        scalars = {"charts/SPS": sps,
+                   "charts/learning_rate": linear_schedule(
+                       (update - 1) * args.num_minibatches * args.update_epochs)
+                   if args.anneal_lr else args.learning_rate,
+                   **{f"losses/{name}": metrics[name] for name in metric_names},
+                   "stats/rollout_queue_get_time": rollout_queue_get_time,
+                   "stats/training_time": training_time,
+                   "stats/params_queue_put_time": time.time() - put_start,
                    "stats/rollout_queue_size": sum(q.qsize() for q in rollout_queues),
                    "stats/params_queue_size": sum(q.qsize() for q in params_queues),
-                   **{f"stats/{k}": np.mean([p[1][k] for p in payloads]) for k in payloads[0][1]}}
-        if metrics["ep_count"] > 0:  # episodes that ended in this rollout, in every env
-            scalars["charts/episodic_return"] = metrics["ep_return"] / metrics["ep_count"]
-            scalars["charts/episodic_length"] = metrics["ep_length"] / metrics["ep_count"]
-        for k, v in scalars.items():
-            writer.add_scalar(k, v, global_step)
+                   **{f"stats/{name}": np.mean([timings[name] for _, timings in payloads])
+                      for name in payloads[0][1]}}
+        if metrics["episode_count"] > 0:  # the episodes that ended in this rollout, in every env
+            scalars["charts/episodic_return"] = metrics["episode_return"] / metrics["episode_count"]
+            scalars["charts/episodic_length"] = metrics["episode_length"] / metrics["episode_count"]
+        for tag, value in scalars.items():
+            writer.add_scalar(tag, value, global_step)
         if update % 10 == 0 or update == num_updates:
             tqdm.write(f"global_step={global_step} SPS={sps} episodic_return="
                        f"{scalars.get('charts/episodic_return', float('nan')):.2f}")
@@ -630,10 +739,11 @@ if __name__ == "__main__":
             f.write(flax.serialization.msgpack_serialize(
                 {"args": json.dumps(vars(args)), "params": params}))
         print(f"model saved to {model_path}")
-        returns = evaluate(params, args, args.eval_episodes, run_name, args.capture_video)
-        for i, r in enumerate(returns):
-            writer.add_scalar("eval/episodic_return", r, i)
-        print(f"eval_episodic_returns={returns.tolist()}")
+        returns, lengths = evaluate(agent, params, args.env_id, args.eval_episodes, args.seed,
+                                    args.max_episode_steps, video_dir)
+        for i, (ret, length) in enumerate(zip(returns, lengths, strict=True)):
+            writer.add_scalar("eval/episodic_return", ret, i)
+            print(f"eval_episode={i}, episodic_return={ret}, episodic_length={length}")
     if writer is not None:
         writer.close()
     if args.distributed:

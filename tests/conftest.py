@@ -40,3 +40,8 @@ def impala() -> ModuleType:
 @pytest.fixture(scope="session")
 def ppo() -> ModuleType:
     return load_script("ppo_distributed")
+
+
+@pytest.fixture(scope="session")
+def atari_async() -> ModuleType:
+    return load_script("ppo_atari_envpool_async")

@@ -1,0 +1,453 @@
+r"""PPO on Atari with envpool_core's async mode, in one file: ppo_atari_envpool.py with recv/send.
+
+    python ppo_atari_envpool_async.py --num-envs 24 --async-batch-size 8  # recv() gives 8 of 24
+    python ppo_atari_envpool_async.py --eval-checkpoint runs/RUN/ppo_atari_envpool.cleanrl_model
+
+What differs from ppo_atari_envpool.py (`diff` the two files): recv() returns the first
+--async-batch-size envs to finish, and actions go back to those envs with send(), so the
+workers never wait for the slowest env. What arrives for an env is the outcome of its previous
+row, which may sit in any earlier batch, even in the previous rollout. So the storage is rows in
+arrival order with their env ids (not the [num_steps, num_envs] grid), GAE runs over each env's
+own rows, and each env's last row, whose action is still in flight, opens the next rollout.
+Same batch (num_envs x num_steps rows per rollout), same fixes, same evaluation (sync).
+"""
+
+import os
+import random
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass
+
+import imageio
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.optim as optim
+import tyro
+from torch.distributions.categorical import Categorical
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+import envpool_core as envpool
+
+
+@dataclass
+class Args:
+    exp_name: str = os.path.basename(__file__)[: -len(".py")]
+    """the name of this experiment"""
+    seed: int = 1
+    """seed of the experiment (env i is seeded with seed + i)"""
+    torch_deterministic: bool = True
+    """if toggled, `torch.backends.cudnn.deterministic=True`"""
+    cuda: bool = True
+    """if toggled, cuda will be enabled by default"""
+    track: bool = False
+    """if toggled, this experiment will be tracked with Weights and Biases"""
+    wandb_project_name: str = "cleanRL"
+    """the wandb's project name"""
+    wandb_entity: str | None = None
+    """the entity (team) of wandb's project"""
+    capture_video: bool = False
+    """whether to write MP4s of the evaluation episodes to `videos/{run_name}/` (engine's render)"""
+    save_model: bool = False
+    """whether to save model into the `runs/{run_name}` folder, then evaluate it"""
+    eval_checkpoint: str | None = None
+    """if set, do not train: load this checkpoint and play `eval_episodes` episodes"""
+    eval_episodes: int = 10
+    """the number of episodes of an evaluation (one per env, played in parallel)"""
+
+    # Algorithm specific arguments
+    env_id: str = "Breakout-v5"
+    """the id of the environment"""
+    total_timesteps: int = 10000000
+    """total timesteps of the experiments"""
+    learning_rate: float = 2.5e-4
+    """the learning rate of the optimizer"""
+    num_envs: int = 8
+    """the number of parallel game environments"""
+    async_batch_size: int = 4
+    """envs returned by each recv(): 0 (= num_envs) is sync mode, fewer is async mode"""
+    num_steps: int = 128
+    """the number of steps to run in each environment per policy rollout"""
+    max_episode_steps: int | None = None
+    """the time limit in agent steps (None: the engine's default, 27000 on Atari, 1000 on MuJoCo)"""
+    anneal_lr: bool = True
+    """Toggle learning rate annealing for policy and value networks"""
+    gamma: float = 0.99
+    """the discount factor gamma"""
+    gae_lambda: float = 0.95
+    """the lambda for the general advantage estimation"""
+    num_minibatches: int = 4
+    """the number of mini-batches"""
+    update_epochs: int = 4
+    """the K epochs to update the policy"""
+    norm_adv: bool = True
+    """Toggles advantages normalization"""
+    clip_coef: float = 0.1
+    """the surrogate clipping coefficient"""
+    clip_vloss: bool = True
+    """Toggles whether or not to use a clipped loss for the value function, as per the paper."""
+    ent_coef: float = 0.01
+    """coefficient of the entropy"""
+    vf_coef: float = 0.5
+    """coefficient of the value function"""
+    max_grad_norm: float = 0.5
+    """the maximum norm for the gradient clipping"""
+    target_kl: float | None = None
+    """the target KL divergence threshold"""
+
+    # to be filled in runtime
+    batch_size: int = 0
+    """the batch size (computed in runtime)"""
+    num_iterations: int = 0
+    """the number of iterations (computed in runtime)"""
+
+
+def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
+    # No wrappers: the engine already does the DeepMind preprocessing CleanRL wraps gym with
+    # (noop reset, frame skip 4 with max-pool, 84x84 grayscale, stack 4, FIRE on reset).
+    limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
+    return envpool.make(env_id, env_type="gymnasium", num_envs=num_envs, batch_size=batch_size,
+                        episodic_life=True, reward_clip=True, seed=seed, **limit)
+
+
+def layer_init(layer, std=2**0.5, bias_const=0.0):
+    torch.nn.init.orthogonal_(layer.weight, std)
+    torch.nn.init.constant_(layer.bias, bias_const)
+    return layer
+
+
+class Agent(nn.Module):
+    def __init__(self, envs):
+        super().__init__()
+        self.network = nn.Sequential(
+            layer_init(nn.Conv2d(envs.observation_space.shape[0], 32, 8, stride=4)),
+            nn.ReLU(),
+            layer_init(nn.Conv2d(32, 64, 4, stride=2)),
+            nn.ReLU(),
+            layer_init(nn.Conv2d(64, 64, 3, stride=1)),
+            nn.ReLU(),
+            nn.Flatten(),
+            layer_init(nn.Linear(64 * 7 * 7, 512)),
+            nn.ReLU(),
+        )
+        self.actor = layer_init(nn.Linear(512, envs.action_space.n), std=0.01)
+        self.critic = layer_init(nn.Linear(512, 1), std=1)
+
+    def get_action_and_value(self, x, action=None):
+        hidden = self.network(x / 255.0)
+        logits = self.actor(hidden)
+        probs = Categorical(logits=logits)
+        if action is None:
+            action = probs.sample()
+        return action, probs.log_prob(action), probs.entropy(), self.critic(hidden)
+
+
+def compute_gae(rewards, values, terminations, truncations, next_value, gamma, gae_lambda):
+    """CleanRL's backwards GAE loop over a rollout's steps (axis 0), with time limits fixed.
+
+    Step t's outcome is rewards[t], terminations[t], truncations[t] and the next observation, of
+    value values[t + 1] (next_value after the last step). If step t ends an episode, that is its
+    final observation (the engine resets one step later). Terminated: the target is r_t;
+    truncated: r_t + gamma V(final observation), not 0 as in CleanRL. Either ends the sum at t.
+    """
+    advantages = np.zeros_like(rewards)
+    lastgaelam = 0.0
+    for t in reversed(range(len(rewards))):
+        nextvalues = next_value if t == len(rewards) - 1 else values[t + 1]
+        delta = rewards[t] + gamma * nextvalues * (1.0 - terminations[t]) - values[t]
+        episode_goes_on = 1.0 - (terminations[t] | truncations[t])
+        advantages[t] = lastgaelam = delta + gamma * gae_lambda * episode_goes_on * lastgaelam
+    return advantages
+
+
+def compute_gae_by_env(env_ids, last_row, rewards, values, terminations, truncations, gamma,
+                       gae_lambda):
+    """compute_gae over each env's own rows; the rows are in arrival order, env_ids[j] is the env
+    of row j. last_row[env] is the env's last row, whose action is still in flight: it has no
+    outcome yet, so it only gives the bootstrap value and gets no advantage here.
+    """
+    advantages = np.zeros_like(rewards)
+    for env, last in enumerate(last_row):
+        steps = np.nonzero(env_ids[:last] == env)[0]
+        advantages[steps] = compute_gae(rewards[steps], values[steps], terminations[steps],
+                                        truncations[steps], values[last], gamma, gae_lambda)
+    return advantages
+
+
+def update_episode_stats(episode_return, episode_length, after_done, env_id, reward, done,
+                         game_over):
+    """Adds one step's outputs to the per-env running sums (arrays updated in place); returns
+    (env ids, returns, lengths) of the episodes that ended.
+
+    env_id: the envs these outputs came from. done: the output ended an episode for the learner,
+    so the env's next output is the reset, whose action the engine ignored: not an agent step.
+    game_over: the episode being reported ended (on Atari with episodic_life, only the game's
+    real end or its time limit; elsewhere the same as done). CleanRL restarted the sums only at
+    termination, so an episode after a time limit inherited the old sums.
+    """
+    counted = ~after_done[env_id]
+    episode_return[env_id] += np.where(counted, reward, 0.0)
+    episode_length[env_id] += counted
+    ended = env_id[game_over]
+    finished = (ended.copy(), episode_return[ended].copy(), episode_length[ended].copy())
+    episode_return[ended], episode_length[ended] = 0.0, 0
+    after_done[env_id] = done
+    return finished
+
+
+def evaluate(agent, env_id, num_episodes, seed, device, max_episode_steps=None, video_dir=None):
+    """Plays one game in each of num_episodes envs made as for training, sampling the agent's
+    actions as CleanRL's evaluation does; returns the games' unclipped scores and lengths. With
+    video_dir, writes each game as an MP4 of the engine's frames (60 Hz, frame skip 4: 15 fps).
+    """
+    envs = make_env(env_id, num_episodes, num_episodes, seed, max_episode_steps)
+    episode_return, episode_length = np.zeros(num_episodes), np.zeros(num_episodes, np.int64)
+    after_done = np.zeros(num_episodes, dtype=bool)  # reset()'s outputs are not passed on
+    results, videos = {}, {}
+    if video_dir is not None:
+        os.makedirs(video_dir, exist_ok=True)
+        videos = {i: imageio.get_writer(f"{video_dir}/episode-{i}.mp4", fps=15, macro_block_size=1)
+                  for i in range(num_episodes)}
+    next_obs, _ = envs.reset()
+    while len(results) < num_episodes:
+        for i, frame in zip(list(videos), envs.render(list(videos)) if videos else [], strict=True):
+            videos[i].append_data(frame)
+        with torch.no_grad():
+            action, _, _, _ = agent.get_action_and_value(torch.as_tensor(next_obs, device=device))
+        next_obs, _, terminated, truncated, info = envs.step(action.cpu().numpy())
+        game_over = info["terminated"].astype(bool) | truncated
+        for i, episodic_return, episodic_length in zip(*update_episode_stats(
+            episode_return, episode_length, after_done, info["env_id"], info["reward"],
+            terminated | truncated, game_over,
+        ), strict=True):
+            results.setdefault(i, (float(episodic_return), int(episodic_length)))
+            if i in videos:
+                videos.pop(i).close()
+    envs.close()
+    returns, lengths = zip(*(results[i] for i in range(num_episodes)), strict=True)
+    return list(returns), list(lengths)
+
+
+if __name__ == "__main__":
+    args = tyro.cli(Args)
+    device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
+    if args.eval_checkpoint is not None:  # no training: evaluate this model, made for this task
+        checkpoint = torch.load(args.eval_checkpoint, map_location=device, weights_only=True)
+        args.env_id, args.max_episode_steps = checkpoint["env_id"], checkpoint["max_episode_steps"]
+    args.batch_size = int(args.num_envs * args.num_steps)
+    args.num_iterations = 0 if args.eval_checkpoint else args.total_timesteps // args.batch_size
+    try:
+        spec = envpool.make_spec(args.env_id)  # its error for an unknown id suggests close ones
+    except ValueError as e:
+        sys.exit(f"error: --env-id: {e}")
+    if len(spec.observation_space.shape) != 3 or not hasattr(spec.action_space, "n"):
+        sys.exit(f"error: {args.env_id} is not an Atari task (image obs, discrete actions)")
+    args.async_batch_size = args.async_batch_size or args.num_envs
+    if not 0 < args.async_batch_size <= args.num_envs or args.batch_size % args.async_batch_size:
+        sys.exit(f"error: --async-batch-size must be in [0, --num-envs] and divide --num-envs x "
+                 f"--num-steps = {args.batch_size}")
+    if args.num_iterations < 1 and args.eval_checkpoint is None:
+        sys.exit(f"error: --total-timesteps must be at least one batch, {args.batch_size}")
+    if args.eval_episodes < 1:
+        sys.exit("error: --eval-episodes must be at least 1")
+    run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
+    if args.track:
+        try:
+            import wandb
+        except ImportError:
+            sys.exit("error: --track needs Weights and Biases, not installed: pip install wandb")
+        wandb.init(project=args.wandb_project_name, entity=args.wandb_entity,
+                   sync_tensorboard=True, config=vars(args), name=run_name, save_code=True)
+    writer = SummaryWriter(f"runs/{run_name}")
+    table = "\n".join([f"|{key}|{value}|" for key, value in vars(args).items()])
+    writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
+
+    # TRY NOT TO MODIFY: seeding
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.backends.cudnn.deterministic = args.torch_deterministic
+
+    # env setup
+    envs = make_env(args.env_id, args.num_envs, args.async_batch_size, args.seed,
+                    args.max_episode_steps)
+    agent = Agent(envs).to(device)
+    optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
+
+    # ALGO Logic: Storage setup. Rows in arrival order: first a slot per env, for its last row of
+    # the previous rollout; then the rows of this rollout's recv() batches. Row j: obs[j] arrived
+    # with dones[j], the action taken on it and its outcome (rewards[j], terminations[j],
+    # truncations[j]), which arrives with the env's next row. rewards & co. are numpy arrays.
+    num_rows = args.num_envs + args.batch_size
+    obs = torch.zeros((num_rows, *envs.observation_space.shape), dtype=torch.uint8, device=device)
+    actions = torch.zeros(num_rows, dtype=torch.long, device=device)
+    logprobs = torch.zeros(num_rows, device=device)
+    rewards = np.zeros(num_rows, dtype=np.float32)
+    dones = np.ones(num_rows, dtype=bool)  # an empty slot is not a step: it is not trained on
+    terminations = np.zeros(num_rows, dtype=bool)
+    truncations = np.zeros(num_rows, dtype=bool)
+    values = np.zeros(num_rows, dtype=np.float32)
+    env_ids = np.concatenate([np.arange(args.num_envs), np.zeros(args.batch_size, np.int64)])
+    last_row = np.arange(args.num_envs)  # each env's latest row: its action is in flight
+    episode_return, episode_length = np.zeros(args.num_envs), np.zeros(args.num_envs, np.int64)
+    after_done = np.ones(args.num_envs, dtype=bool)  # the first outputs are resets, not steps
+    avg_returns = deque(maxlen=20)
+
+    # TRY NOT TO MODIFY: start the game
+    global_step = 0
+    start_time = time.time()
+    envs.async_reset()
+    progress = tqdm(total=args.num_iterations * args.batch_size, unit="step", dynamic_ncols=True)
+
+    for iteration in range(1, args.num_iterations + 1):
+        # Annealing the rate if instructed to do so.
+        if args.anneal_lr:
+            frac = 1.0 - (iteration - 1.0) / args.num_iterations
+            lrnow = frac * args.learning_rate
+            optimizer.param_groups[0]["lr"] = lrnow
+
+        for step in range(0, args.batch_size // args.async_batch_size):
+            # TRY NOT TO MODIFY: execute the game and log data.
+            next_obs, reward, terminated, truncated, info = envs.recv()
+            env_id = info["env_id"]
+            global_step += len(env_id)
+            game_over = info["terminated"].astype(bool)
+            # What arrived is the outcome of each env's last row. A game over that lands on the
+            # time limit is still terminal.
+            terminations[last_row[env_id]] = terminated | game_over
+            truncations[last_row[env_id]] = truncated
+            rewards[last_row[env_id]] = reward
+
+            for _, episodic_return, episodic_length in zip(*update_episode_stats(
+                episode_return, episode_length, after_done, env_id, info["reward"],
+                terminated | truncated, game_over | truncated,
+            ), strict=True):
+                avg_returns.append(episodic_return)
+                writer.add_scalar("charts/episodic_return", episodic_return, global_step)
+                writer.add_scalar("charts/episodic_length", episodic_length, global_step)
+
+            rows = args.num_envs + step * args.async_batch_size + np.arange(len(env_id))
+            last_row[env_id], env_ids[rows] = rows, env_id
+            # Copied into the rollout before send(): recv()'s arrays view the engine's buffers.
+            obs[rows] = torch.as_tensor(next_obs, device=device)
+            # A done here means obs[rows] is a final observation: the engine will ignore the
+            # action taken on it (it resets the env instead), so this row is not trained on.
+            dones[rows] = terminated | truncated
+
+            # ALGO LOGIC: action logic
+            with torch.no_grad():
+                action, logprob, _, value = agent.get_action_and_value(obs[rows])
+                values[rows] = value.flatten().cpu().numpy()
+            actions[rows] = action
+            logprobs[rows] = logprob
+            envs.send(action.cpu().numpy(), env_id)
+
+        # bootstrap value of each env: its last row, whose outcome comes in the next rollout
+        advantages = compute_gae_by_env(env_ids, last_row, rewards, values, terminations,
+                                        truncations, args.gamma, args.gae_lambda)
+
+        # the batch is flat already
+        b_obs, b_logprobs, b_actions = obs, logprobs, actions
+        b_advantages = torch.as_tensor(advantages, device=device)
+        b_values = torch.as_tensor(values, device=device)
+        b_returns = b_advantages + b_values
+
+        # Optimizing the policy and value network, on the rows whose action the engine used and
+        # whose outcome has arrived
+        trainable = ~dones
+        trainable[last_row] = False
+        b_inds = np.nonzero(trainable)[0]
+        clipfracs = []
+        for _epoch in range(args.update_epochs):
+            for mb_inds in np.array_split(np.random.permutation(b_inds), args.num_minibatches):
+                _, newlogprob, entropy, newvalue = agent.get_action_and_value(
+                    b_obs[mb_inds], b_actions[mb_inds]
+                )
+                logratio = newlogprob - b_logprobs[mb_inds]
+                ratio = logratio.exp()
+
+                with torch.no_grad():
+                    # calculate approx_kl http://joschu.net/blog/kl-approx.html
+                    old_approx_kl = (-logratio).mean()
+                    approx_kl = ((ratio - 1) - logratio).mean()
+                    clipfracs += [((ratio - 1.0).abs() > args.clip_coef).float().mean().item()]
+
+                mb_advantages = b_advantages[mb_inds]
+                if args.norm_adv:
+                    mb_advantages = (mb_advantages - mb_advantages.mean()) / (
+                        mb_advantages.std() + 1e-8
+                    )
+
+                # Policy loss
+                pg_loss1 = -mb_advantages * ratio
+                pg_loss2 = -mb_advantages * torch.clamp(
+                    ratio, 1 - args.clip_coef, 1 + args.clip_coef
+                )
+                pg_loss = torch.max(pg_loss1, pg_loss2).mean()
+
+                # Value loss
+                newvalue = newvalue.view(-1)
+                if args.clip_vloss:
+                    v_loss_unclipped = (newvalue - b_returns[mb_inds]) ** 2
+                    v_clipped = b_values[mb_inds] + torch.clamp(
+                        newvalue - b_values[mb_inds], -args.clip_coef, args.clip_coef
+                    )
+                    v_loss_clipped = (v_clipped - b_returns[mb_inds]) ** 2
+                    v_loss = 0.5 * torch.max(v_loss_unclipped, v_loss_clipped).mean()
+                else:
+                    v_loss = 0.5 * ((newvalue - b_returns[mb_inds]) ** 2).mean()
+
+                entropy_loss = entropy.mean()
+                loss = pg_loss - args.ent_coef * entropy_loss + v_loss * args.vf_coef
+
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
+                optimizer.step()
+
+            if args.target_kl is not None and approx_kl > args.target_kl:
+                break
+
+        y_pred, y_true = b_values[b_inds].cpu().numpy(), b_returns[b_inds].cpu().numpy()
+        var_y = np.var(y_true)
+        explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
+
+        # Each env's last row moves to the env's slot: its outcome arrives in the next rollout.
+        for buffer in (obs, actions, logprobs, values, dones):
+            buffer[: args.num_envs] = buffer[last_row]
+        last_row = np.arange(args.num_envs)
+
+        # TRY NOT TO MODIFY: record rewards for plotting purposes
+        writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], global_step)
+        writer.add_scalar("losses/value_loss", v_loss.item(), global_step)
+        writer.add_scalar("losses/policy_loss", pg_loss.item(), global_step)
+        writer.add_scalar("losses/entropy", entropy_loss.item(), global_step)
+        writer.add_scalar("losses/old_approx_kl", old_approx_kl.item(), global_step)
+        writer.add_scalar("losses/approx_kl", approx_kl.item(), global_step)
+        writer.add_scalar("losses/clipfrac", np.mean(clipfracs), global_step)
+        writer.add_scalar("losses/explained_variance", explained_var, global_step)
+        sps = int(global_step / (time.time() - start_time))
+        writer.add_scalar("charts/SPS", sps, global_step)
+        progress.update(global_step - progress.n)
+        progress.set_postfix(SPS=sps, avg_return=np.average(avg_returns) if avg_returns else None)
+
+    progress.close()
+    envs.close()
+    if args.eval_checkpoint is not None:  # nothing was trained: evaluate the saved model
+        agent.load_state_dict(checkpoint["model"])
+    if args.save_model:
+        model_path = f"runs/{run_name}/{args.exp_name}.cleanrl_model"
+        torch.save({"model": agent.state_dict(), "env_id": args.env_id, "args": vars(args),
+                    "max_episode_steps": args.max_episode_steps}, model_path)
+        print(f"model saved to {model_path}")
+    if args.save_model or args.capture_video or args.eval_checkpoint is not None:
+        video_dir = f"videos/{run_name}" if args.capture_video else None
+        returns, lengths = evaluate(agent, args.env_id, args.eval_episodes, args.seed, device,
+                                    args.max_episode_steps, video_dir)
+        for idx, (episodic_return, length) in enumerate(zip(returns, lengths, strict=True)):
+            writer.add_scalar("eval/episodic_return", episodic_return, idx)
+            print(f"eval_episode={idx}, episodic_return={episodic_return}, "
+                  f"episodic_length={length}")
+    writer.close()
