@@ -281,11 +281,13 @@ def report(data: dict[str, Any]) -> str:
         lines.append("")
     if data.get("builds"):
         lines += ["**Builds** (cmake configure + ninja, MuJoCo off, on this machine under the "
-                  "load given)", "", "| variant | CMake options | build s | load |",
-                  "|---|---|---:|---:|"]
+                  "load given; CPU s: user + system of the build, where recorded)", "",
+                  "| variant | CMake options | build s | CPU s | load |",
+                  "|---|---|---:|---:|---:|"]
         for b in data["builds"]:
             opts = " ".join(f"{k}={v}" for k, v in b["cmake"].items())
-            lines.append(f"| {b['name']} | {opts} | {b['build_seconds']:.0f} | "
+            cpu = f"{b['build_cpu_seconds']:.0f}" if "build_cpu_seconds" in b else ""
+            lines.append(f"| {b['name']} | {opts} | {b['build_seconds']:.0f} | {cpu} | "
                          f"{b['load_during_build']:.1f} |")
         lines.append("")
     return "\n".join(lines)
@@ -311,9 +313,15 @@ def main() -> None:
     parser.add_argument("--cxx-steps", type=int, default=1500,
                         help="steps of each variant's atari_bench per round (0: none)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmark" / "results" / "atari_step")
+    parser.add_argument("--from-json", type=Path, help="only remake the Markdown of a saved run")
     args = parser.parse_args()
     if args.worker:
         worker(args.worker, args.task)
+        return
+    if args.from_json:
+        text = report(json.loads(args.from_json.read_text()))
+        args.from_json.with_suffix(".md").write_text(text + "\n")
+        print(text)
         return
 
     from throughput import machine
