@@ -181,7 +181,7 @@ class Replica {
       if (game_over) break;
       if (f >= 2) {
         auto g0 = Clock::now();
-        if (f == 3 && !ale_grayscale_) {
+        if (f == 3 && !ale_grayscale_ && atari::GrayscaleTable::kVectorized) {
           pooled = gray_->ApplyMax(Screen(), raw_[1].data(), raw_[0].data(), kPixels);
         }
         if (!pooled) Capture(raw_[f == 2 ? 1 : 0].data());
@@ -215,7 +215,8 @@ class Replica {
 
   std::uint8_t* Screen() { return ale_.getScreen().getArray(); }
   void Capture(std::uint8_t* raw) {
-    if (ale_grayscale_ || !gray_->Apply(Screen(), raw, kPixels)) {
+    if (ale_grayscale_ || !atari::GrayscaleTable::kVectorized ||
+        !gray_->Apply(Screen(), raw, kPixels)) {
       ale_.theOSystem->colourPalette().applyPaletteGrayscale(raw, Screen(), kPixels);
     }
   }

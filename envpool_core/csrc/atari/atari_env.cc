@@ -132,12 +132,15 @@ AtariEnv::AtariEnv(const EnvSpec& spec, std::uint64_t seed)
   }
   for (auto& r : raw_) r.assign(raw_size_, 0);
   frames_.assign(frame_size_ * static_cast<std::size_t>(stack_num_), 0);
-  // ALE's grayscale of palette index i is entry i + 1 of its palette.
-  std::uint8_t gray[128];
-  for (int k = 0; k < 128; ++k) {
-    gray[k] = static_cast<std::uint8_t>(ale_->theOSystem->colourPalette().getRGB(2 * k + 1) & 0xFF);
+  if (GrayscaleTable::kVectorized) {
+    // ALE's grayscale of palette index i is entry i + 1 of its palette.
+    std::uint8_t gray[128];
+    for (int k = 0; k < 128; ++k) {
+      gray[k] =
+          static_cast<std::uint8_t>(ale_->theOSystem->colourPalette().getRGB(2 * k + 1) & 0xFF);
+    }
+    gray_ = std::make_unique<GrayscaleTable>(gray);
   }
-  gray_ = std::make_unique<GrayscaleTable>(gray);
 }
 
 AtariEnv::~AtariEnv() = default;
@@ -147,7 +150,9 @@ void AtariEnv::Capture(std::uint8_t* raw) {
   auto& palette = ale_->theOSystem->colourPalette();
   constexpr std::size_t kPixels = kScreenHeight * kScreenWidth;
   if (channels_ == 1) {
-    if (!gray_->Apply(screen, raw, kPixels)) palette.applyPaletteGrayscale(raw, screen, kPixels);
+    if (gray_ == nullptr || !gray_->Apply(screen, raw, kPixels)) {
+      palette.applyPaletteGrayscale(raw, screen, kPixels);
+    }
   } else {
     palette.applyPaletteRGB(raw, screen, kPixels);
   }
@@ -156,7 +161,7 @@ void AtariEnv::Capture(std::uint8_t* raw) {
 void AtariEnv::CaptureMaxPool() {
   ale::pixel_t* screen = ale_->getScreen().getArray();
   constexpr std::size_t kPixels = kScreenHeight * kScreenWidth;
-  if (!gray_->ApplyMax(screen, raw_[1].data(), raw_[0].data(), kPixels)) {
+  if (gray_ == nullptr || !gray_->ApplyMax(screen, raw_[1].data(), raw_[0].data(), kPixels)) {
     ale_->theOSystem->colourPalette().applyPaletteGrayscale(raw_[0].data(), screen, kPixels);
     MaxPool(raw_[0].data(), raw_[1].data(), raw_[0].data(), kPixels);
   }

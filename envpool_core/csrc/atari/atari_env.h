@@ -78,7 +78,8 @@ class AtariEnv : public Env {
   int newest_ = 0;                    // ring index of the newest frame
   AreaResizer area_;
   LinearResizer linear_;
-  std::unique_ptr<GrayscaleTable> gray_;  // built from the palette after loadROM
+  // Built from the palette after loadROM; null where it is not faster than ALE's.
+  std::unique_ptr<GrayscaleTable> gray_;
 };
 
 }  // namespace envpool_core::atari

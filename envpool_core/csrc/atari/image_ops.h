@@ -22,6 +22,14 @@ void MaxPool(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* dst, st
 // with an odd index is reported so the caller can fall back to ALE's own.
 class GrayscaleTable {
  public:
+  // Without byte shuffles (a portable SSE2-only build) the table is slower than
+  // ALE's own conversion, so the env uses this class only when this is true.
+#if defined(__AVX2__) || defined(__SSSE3__)
+  static constexpr bool kVectorized = true;
+#else
+  static constexpr bool kVectorized = false;
+#endif
+
   // gray[k]: the grayscale of palette index 2k.
   explicit GrayscaleTable(const std::uint8_t* gray);
 
