@@ -132,6 +132,15 @@ AtariEnv::AtariEnv(const EnvSpec& spec, std::uint64_t seed)
   }
   for (auto& r : raw_) r.assign(raw_size_, 0);
   frames_.assign(frame_size_ * static_cast<std::size_t>(stack_num_), 0);
+  if (GrayscaleTable::kVectorized) {
+    // ALE's grayscale of palette index i is entry i + 1 of its palette.
+    std::uint8_t gray[128];
+    for (int k = 0; k < 128; ++k) {
+      gray[k] =
+          static_cast<std::uint8_t>(ale_->theOSystem->colourPalette().getRGB(2 * k + 1) & 0xFF);
+    }
+    gray_ = std::make_unique<GrayscaleTable>(gray);
+  }
 }
 
 AtariEnv::~AtariEnv() = default;
@@ -141,9 +150,20 @@ void AtariEnv::Capture(std::uint8_t* raw) {
   auto& palette = ale_->theOSystem->colourPalette();
   constexpr std::size_t kPixels = kScreenHeight * kScreenWidth;
   if (channels_ == 1) {
-    palette.applyPaletteGrayscale(raw, screen, kPixels);
+    if (gray_ == nullptr || !gray_->Apply(screen, raw, kPixels)) {
+      palette.applyPaletteGrayscale(raw, screen, kPixels);
+    }
   } else {
     palette.applyPaletteRGB(raw, screen, kPixels);
+  }
+}
+
+void AtariEnv::CaptureMaxPool() {
+  ale::pixel_t* screen = ale_->getScreen().getArray();
+  constexpr std::size_t kPixels = kScreenHeight * kScreenWidth;
+  if (gray_ == nullptr || !gray_->ApplyMax(screen, raw_[1].data(), raw_[0].data(), kPixels)) {
+    ale_->theOSystem->colourPalette().applyPaletteGrayscale(raw_[0].data(), screen, kPixels);
+    MaxPool(raw_[0].data(), raw_[1].data(), raw_[0].data(), kPixels);
   }
 }
 
@@ -231,6 +251,8 @@ void AtariEnv::Step(const void* action, OutputRow& row) {
   // raw_[0], and raw_[0] becomes their max. A game that ends mid frame-skip
   // captures nothing more, so its final observation pools the buffers as they
   // were; we reproduce that exactly rather than show the true last frame.
+  // In grayscale the last frame's capture and the max-pool are one pass.
+  bool pooled = false;
   for (int f = 0; f < frame_skip_; ++f) {
     reward += ale_->act(a);
     game_over = ale_->game_over();
@@ -238,10 +260,17 @@ void AtariEnv::Step(const void* action, OutputRow& row) {
     if (f == frame_skip_ - 2) {
       Capture(raw_[1].data());
     } else if (f == frame_skip_ - 1) {
-      Capture(raw_[0].data());
+      if (frame_skip_ > 1 && channels_ == 1) {
+        CaptureMaxPool();
+        pooled = true;
+      } else {
+        Capture(raw_[0].data());
+      }
     }
   }
-  if (frame_skip_ > 1) MaxPool(raw_[0].data(), raw_[1].data(), raw_[0].data(), raw_size_);
+  if (frame_skip_ > 1 && !pooled) {
+    MaxPool(raw_[0].data(), raw_[1].data(), raw_[0].data(), raw_size_);
+  }
   PushFrame(raw_[0].data(), false);
   ++episode_steps_;
 

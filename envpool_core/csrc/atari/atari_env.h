@@ -41,6 +41,8 @@ class AtariEnv : public Env {
  private:
   // Writes the current screen (grayscale, or interleaved RGB) into `raw`.
   void Capture(std::uint8_t* raw);
+  // Grayscale only: raw_[0] = max(current screen, raw_[1]) in one pass.
+  void CaptureMaxPool();
   // Resizes `raw` into the newest slot of the frame ring; `fill` copies it
   // into every slot (the first frame of an episode).
   void PushFrame(const std::uint8_t* raw, bool fill);
@@ -76,6 +78,8 @@ class AtariEnv : public Env {
   int newest_ = 0;                    // ring index of the newest frame
   AreaResizer area_;
   LinearResizer linear_;
+  // Built from the palette after loadROM; null where it is not faster than ALE's.
+  std::unique_ptr<GrayscaleTable> gray_;
 };
 
 }  // namespace envpool_core::atari

@@ -11,6 +11,9 @@
 #include <emmintrin.h>
 #include <xmmintrin.h>
 #endif
+#if defined(__AVX2__) || defined(__SSSE3__)
+#include <immintrin.h>
+#endif
 
 namespace envpool_core::atari {
 
@@ -93,6 +96,90 @@ void CheckSizes(const char* what, int src_h, int src_w, int dst_h, int dst_w) {
 
 void MaxPool(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* dst, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) dst[i] = std::max(a[i], b[i]);
+}
+
+// --- Grayscale ---------------------------------------------------------------
+//
+// A 128-entry byte table looked up 16 or 32 pixels at a time: table k holds
+// entries 16k..16k+15 and answers for the pixels whose index idx = src >> 1
+// falls in that range. pshufb returns 0 for a lane whose selector has bit 7
+// set; adds_epu8(idx - 16k, 0x70) keeps bit 7 clear exactly when
+// 0 <= idx - 16k < 16 (low nibble idx - 16k), so OR-ing the eight lookups
+// gives table[idx].
+
+GrayscaleTable::GrayscaleTable(const std::uint8_t* gray) { std::copy(gray, gray + 128, gray_); }
+
+bool GrayscaleTable::Apply(const std::uint8_t* src, std::uint8_t* dst, std::size_t n) const {
+  return Run<false>(src, nullptr, dst, n);
+}
+
+bool GrayscaleTable::ApplyMax(const std::uint8_t* src, const std::uint8_t* other,
+                              std::uint8_t* dst, std::size_t n) const {
+  return Run<true>(src, other, dst, n);
+}
+
+template <bool kMax>
+bool GrayscaleTable::Run(const std::uint8_t* src, const std::uint8_t* other, std::uint8_t* dst,
+                         std::size_t n) const {
+  std::size_t i = 0;
+  unsigned odd = 0;
+#if defined(__AVX2__)
+  __m256i tables[8];
+  for (int k = 0; k < 8; ++k) {
+    tables[k] = _mm256_broadcastsi128_si256(
+        _mm_load_si128(reinterpret_cast<const __m128i*>(gray_ + 16 * k)));
+  }
+  const __m256i low7 = _mm256_set1_epi8(0x7F);
+  const __m256i step = _mm256_set1_epi8(16);
+  const __m256i bias = _mm256_set1_epi8(0x70);
+  __m256i odd_lanes = _mm256_setzero_si256();
+  for (; i + 32 <= n; i += 32) {
+    __m256i s = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
+    odd_lanes = _mm256_or_si256(odd_lanes, s);
+    __m256i idx = _mm256_and_si256(_mm256_srli_epi16(s, 1), low7);
+    __m256i g = _mm256_setzero_si256();
+    for (int k = 0; k < 8; ++k) {
+      g = _mm256_or_si256(g, _mm256_shuffle_epi8(tables[k], _mm256_adds_epu8(idx, bias)));
+      idx = _mm256_sub_epi8(idx, step);
+    }
+    if constexpr (kMax) {
+      g = _mm256_max_epu8(g, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(other + i)));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), g);
+  }
+  odd |= static_cast<unsigned>(_mm256_movemask_epi8(_mm256_slli_epi16(odd_lanes, 7)));
+#elif defined(__SSSE3__)
+  __m128i tables[8];
+  for (int k = 0; k < 8; ++k) {
+    tables[k] = _mm_load_si128(reinterpret_cast<const __m128i*>(gray_ + 16 * k));
+  }
+  const __m128i low7 = _mm_set1_epi8(0x7F);
+  const __m128i step = _mm_set1_epi8(16);
+  const __m128i bias = _mm_set1_epi8(0x70);
+  __m128i odd_lanes = _mm_setzero_si128();
+  for (; i + 16 <= n; i += 16) {
+    __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    odd_lanes = _mm_or_si128(odd_lanes, s);
+    __m128i idx = _mm_and_si128(_mm_srli_epi16(s, 1), low7);
+    __m128i g = _mm_setzero_si128();
+    for (int k = 0; k < 8; ++k) {
+      g = _mm_or_si128(g, _mm_shuffle_epi8(tables[k], _mm_adds_epu8(idx, bias)));
+      idx = _mm_sub_epi8(idx, step);
+    }
+    if constexpr (kMax) {
+      g = _mm_max_epu8(g, _mm_loadu_si128(reinterpret_cast<const __m128i*>(other + i)));
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), g);
+  }
+  odd |= static_cast<unsigned>(_mm_movemask_epi8(_mm_slli_epi16(odd_lanes, 7)));
+#endif
+  for (; i < n; ++i) {
+    odd |= src[i] & 1U;
+    std::uint8_t g = gray_[src[i] >> 1];
+    if constexpr (kMax) g = std::max(g, other[i]);
+    dst[i] = g;
+  }
+  return odd == 0;
 }
 
 // --- INTER_AREA ------------------------------------------------------------

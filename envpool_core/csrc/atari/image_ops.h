@@ -15,6 +15,40 @@ namespace envpool_core::atari {
 // dst[i] = max(a[i], b[i]) for n bytes (dst may alias a or b).
 void MaxPool(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* dst, std::size_t n);
 
+// ALE screens to grayscale: palette index -> luminance byte, the values of ALE's
+// ColourPalette::applyPaletteGrayscale, with byte shuffles (SSSE3/AVX2 builds)
+// instead of one table load per pixel. The TIA clears bit 0 of every colour,
+// so a screen holds even indices only; the table covers those, and a screen
+// with an odd index is reported so the caller can fall back to ALE's own.
+class GrayscaleTable {
+ public:
+  // Without byte shuffles (a portable SSE2-only build) the table is slower than
+  // ALE's own conversion, so the env uses this class only when this is true.
+#if defined(__AVX2__) || defined(__SSSE3__)
+  static constexpr bool kVectorized = true;
+#else
+  static constexpr bool kVectorized = false;
+#endif
+
+  // gray[k]: the grayscale of palette index 2k.
+  explicit GrayscaleTable(const std::uint8_t* gray);
+
+  // dst[i] = gray(src[i]) for n pixels. False when some src[i] is odd (then
+  // dst holds garbage).
+  bool Apply(const std::uint8_t* src, std::uint8_t* dst, std::size_t n) const;
+  // dst[i] = max(gray(src[i]), other[i]): grayscale and max-pool in one pass
+  // (dst may alias other). False when some src[i] is odd (then dst holds garbage).
+  bool ApplyMax(const std::uint8_t* src, const std::uint8_t* other, std::uint8_t* dst,
+                std::size_t n) const;
+
+ private:
+  template <bool kMax>
+  bool Run(const std::uint8_t* src, const std::uint8_t* other, std::uint8_t* dst,
+           std::size_t n) const;
+
+  alignas(16) std::uint8_t gray_[128];
+};
+
 // Downscales one channel of an interleaved 8-bit image like OpenCV's
 // INTER_AREA. Requires dst_h <= src_h and dst_w <= src_w.
 class AreaResizer {
