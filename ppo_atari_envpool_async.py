@@ -43,7 +43,7 @@ class Args:
     cuda: bool = True
     """if toggled, cuda will be enabled by default"""
     track: bool = False
-    """if toggled, this experiment will be tracked with Weights and Biases"""
+    """if toggled, this experiment will be tracked with Weights and Biases (pip install wandb)"""
     wandb_project_name: str = "cleanRL"
     """the wandb's project name"""
     wandb_entity: str | None = None
@@ -51,7 +51,7 @@ class Args:
     capture_video: bool = False
     """whether to write MP4s of the evaluation episodes to `videos/{run_name}/` (engine's render)"""
     save_model: bool = False
-    """whether to save model into the `runs/{run_name}` folder, then evaluate it"""
+    """whether to save the model to `runs/{run_name}/{exp_name}.cleanrl_model` and evaluate it"""
     eval_checkpoint: str | None = None
     """if set, do not train: load this checkpoint and play `eval_episodes` episodes"""
     eval_episodes: int = 10
@@ -197,10 +197,12 @@ def update_episode_stats(episode_return, episode_length, after_done, env_id, rew
     return finished
 
 
-def evaluate(agent, env_id, num_episodes, seed, device, max_episode_steps=None, video_dir=None):
-    """Plays one game in each of num_episodes envs made as for training, sampling the agent's
-    actions as CleanRL's evaluation does; returns the games' unclipped scores and lengths. With
-    video_dir, writes each game as an MP4 of the engine's frames (60 Hz, frame skip 4: 15 fps).
+@torch.no_grad()
+def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=None, fps=15):
+    """Plays one episode in each of num_episodes envs made as for training, with the actions
+    act(observations) gives; returns each episode's (return, length), on Atari the unclipped
+    score of the whole game. With video_dir, writes each episode as an MP4 of the engine's frames
+    at fps frames per second (the default is Atari's: 60 Hz with frame skip 4).
     """
     envs = make_env(env_id, num_episodes, num_episodes, seed, max_episode_steps)
     episode_return, episode_length = np.zeros(num_episodes), np.zeros(num_episodes, np.int64)
@@ -208,26 +210,23 @@ def evaluate(agent, env_id, num_episodes, seed, device, max_episode_steps=None, 
     results, videos = {}, {}
     if video_dir is not None:
         os.makedirs(video_dir, exist_ok=True)
-        videos = {i: imageio.get_writer(f"{video_dir}/episode-{i}.mp4", fps=15, macro_block_size=1)
+        videos = {i: imageio.get_writer(f"{video_dir}/episode-{i}.mp4", fps=fps, macro_block_size=1)
                   for i in range(num_episodes)}
     next_obs, _ = envs.reset()
     while len(results) < num_episodes:
         for i, frame in zip(list(videos), envs.render(list(videos)) if videos else [], strict=True):
             videos[i].append_data(frame)
-        with torch.no_grad():
-            action, _, _, _ = agent.get_action_and_value(torch.as_tensor(next_obs, device=device))
-        next_obs, _, terminated, truncated, info = envs.step(action.cpu().numpy())
-        game_over = info["terminated"].astype(bool) | truncated
+        next_obs, reward, terminated, truncated, info = envs.step(act(next_obs))
+        # On Atari, info has the unclipped reward and whether the game, not just a life, is over.
+        game_over = info.get("terminated", terminated).astype(bool) | truncated
         for i, episodic_return, episodic_length in zip(*update_episode_stats(
-            episode_return, episode_length, after_done, info["env_id"], info["reward"],
-            terminated | truncated, game_over,
-        ), strict=True):
+            episode_return, episode_length, after_done, info["env_id"], info.get("reward", reward),
+            terminated | truncated, game_over), strict=True):
             results.setdefault(i, (float(episodic_return), int(episodic_length)))
             if i in videos:
                 videos.pop(i).close()
     envs.close()
-    returns, lengths = zip(*(results[i] for i in range(num_episodes)), strict=True)
-    return list(returns), list(lengths)
+    return [results[i] for i in range(num_episodes)]
 
 
 if __name__ == "__main__":
@@ -235,19 +234,21 @@ if __name__ == "__main__":
     device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
     if args.eval_checkpoint is not None:  # no training: evaluate this model, made for this task
         checkpoint = torch.load(args.eval_checkpoint, map_location=device, weights_only=True)
-        args.env_id, args.max_episode_steps = checkpoint["env_id"], checkpoint["max_episode_steps"]
+        saved = checkpoint["args"]
+        args.env_id, args.max_episode_steps = saved["env_id"], saved["max_episode_steps"]
     args.batch_size = int(args.num_envs * args.num_steps)
     args.num_iterations = 0 if args.eval_checkpoint else args.total_timesteps // args.batch_size
-    try:
-        spec = envpool.make_spec(args.env_id)  # its error for an unknown id suggests close ones
-    except ValueError as e:
-        sys.exit(f"error: --env-id: {e}")
-    if len(spec.observation_space.shape) != 3 or not hasattr(spec.action_space, "n"):
-        sys.exit(f"error: {args.env_id} is not an Atari task (image obs, discrete actions)")
     args.async_batch_size = args.async_batch_size or args.num_envs
     if not 0 < args.async_batch_size <= args.num_envs or args.batch_size % args.async_batch_size:
         sys.exit(f"error: --async-batch-size must be in [0, --num-envs] and divide --num-envs x "
                  f"--num-steps = {args.batch_size}")
+    try:  # the engine's errors name the faulty option; for an unknown id, they suggest close ones
+        envs = make_env(args.env_id, args.num_envs, args.async_batch_size, args.seed,
+                        args.max_episode_steps)
+    except ValueError as e:
+        sys.exit(f"error: {e}")
+    if len(envs.observation_space.shape) != 3 or not hasattr(envs.action_space, "n"):
+        sys.exit(f"error: {args.env_id} is not an Atari task (image obs, discrete actions)")
     if args.num_iterations < 1 and args.eval_checkpoint is None:
         sys.exit(f"error: --total-timesteps must be at least one batch, {args.batch_size}")
     if args.eval_episodes < 1:
@@ -271,8 +272,6 @@ if __name__ == "__main__":
     torch.backends.cudnn.deterministic = args.torch_deterministic
 
     # env setup
-    envs = make_env(args.env_id, args.num_envs, args.async_batch_size, args.seed,
-                    args.max_episode_steps)
     agent = Agent(envs).to(device)
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
@@ -299,9 +298,9 @@ if __name__ == "__main__":
     global_step = 0
     start_time = time.time()
     envs.async_reset()
-    progress = tqdm(total=args.num_iterations * args.batch_size, unit="step", dynamic_ncols=True)
+    progress = tqdm(range(1, args.num_iterations + 1), unit="iteration", dynamic_ncols=True)
 
-    for iteration in range(1, args.num_iterations + 1):
+    for iteration in progress:
         # Annealing the rate if instructed to do so.
         if args.anneal_lr:
             frac = 1.0 - (iteration - 1.0) / args.num_iterations
@@ -322,8 +321,7 @@ if __name__ == "__main__":
 
             for _, episodic_return, episodic_length in zip(*update_episode_stats(
                 episode_return, episode_length, after_done, env_id, info["reward"],
-                terminated | truncated, game_over | truncated,
-            ), strict=True):
+                terminated | truncated, game_over | truncated), strict=True):
                 avg_returns.append(episodic_return)
                 writer.add_scalar("charts/episodic_return", episodic_return, global_step)
                 writer.add_scalar("charts/episodic_length", episodic_length, global_step)
@@ -362,9 +360,8 @@ if __name__ == "__main__":
         clipfracs = []
         for _epoch in range(args.update_epochs):
             for mb_inds in np.array_split(np.random.permutation(b_inds), args.num_minibatches):
-                _, newlogprob, entropy, newvalue = agent.get_action_and_value(
-                    b_obs[mb_inds], b_actions[mb_inds]
-                )
+                _, newlogprob, entropy, newvalue = agent.get_action_and_value(b_obs[mb_inds],
+                                                                              b_actions[mb_inds])
                 logratio = newlogprob - b_logprobs[mb_inds]
                 ratio = logratio.exp()
 
@@ -376,24 +373,20 @@ if __name__ == "__main__":
 
                 mb_advantages = b_advantages[mb_inds]
                 if args.norm_adv:
-                    mb_advantages = (mb_advantages - mb_advantages.mean()) / (
-                        mb_advantages.std() + 1e-8
-                    )
+                    mb_advantages = ((mb_advantages - mb_advantages.mean())
+                                     / (mb_advantages.std() + 1e-8))
 
                 # Policy loss
                 pg_loss1 = -mb_advantages * ratio
-                pg_loss2 = -mb_advantages * torch.clamp(
-                    ratio, 1 - args.clip_coef, 1 + args.clip_coef
-                )
+                pg_loss2 = -mb_advantages * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)
                 pg_loss = torch.max(pg_loss1, pg_loss2).mean()
 
                 # Value loss
                 newvalue = newvalue.view(-1)
                 if args.clip_vloss:
                     v_loss_unclipped = (newvalue - b_returns[mb_inds]) ** 2
-                    v_clipped = b_values[mb_inds] + torch.clamp(
-                        newvalue - b_values[mb_inds], -args.clip_coef, args.clip_coef
-                    )
+                    v_clipped = b_values[mb_inds] + (newvalue - b_values[mb_inds]).clamp(
+                        -args.clip_coef, args.clip_coef)
                     v_loss_clipped = (v_clipped - b_returns[mb_inds]) ** 2
                     v_loss = 0.5 * torch.max(v_loss_unclipped, v_loss_clipped).mean()
                 else:
@@ -430,24 +423,23 @@ if __name__ == "__main__":
         writer.add_scalar("losses/explained_variance", explained_var, global_step)
         sps = int(global_step / (time.time() - start_time))
         writer.add_scalar("charts/SPS", sps, global_step)
-        progress.update(global_step - progress.n)
         progress.set_postfix(SPS=sps, avg_return=np.average(avg_returns) if avg_returns else None)
 
-    progress.close()
     envs.close()
     if args.eval_checkpoint is not None:  # nothing was trained: evaluate the saved model
         agent.load_state_dict(checkpoint["model"])
     if args.save_model:
         model_path = f"runs/{run_name}/{args.exp_name}.cleanrl_model"
-        torch.save({"model": agent.state_dict(), "env_id": args.env_id, "args": vars(args),
-                    "max_episode_steps": args.max_episode_steps}, model_path)
+        torch.save({"model": agent.state_dict(), "args": vars(args)}, model_path)
         print(f"model saved to {model_path}")
     if args.save_model or args.capture_video or args.eval_checkpoint is not None:
+        def act(obs):  # sampled actions, as in CleanRL's evaluation
+            return agent.get_action_and_value(torch.as_tensor(obs, device=device))[0].cpu().numpy()
+
         video_dir = f"videos/{run_name}" if args.capture_video else None
-        returns, lengths = evaluate(agent, args.env_id, args.eval_episodes, args.seed, device,
-                                    args.max_episode_steps, video_dir)
-        for idx, (episodic_return, length) in enumerate(zip(returns, lengths, strict=True)):
-            writer.add_scalar("eval/episodic_return", episodic_return, idx)
-            print(f"eval_episode={idx}, episodic_return={episodic_return}, "
-                  f"episodic_length={length}")
+        results = evaluate(act, args.env_id, args.eval_episodes, args.seed, args.max_episode_steps,
+                           video_dir)
+        for i, (ret, length) in enumerate(results):
+            writer.add_scalar("eval/episodic_return", ret, i)
+            print(f"eval_episode={i}, episodic_return={ret}, episodic_length={length}")
     writer.close()

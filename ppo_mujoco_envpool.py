@@ -45,7 +45,7 @@ class Args:
     cuda: bool = True
     """if toggled, cuda will be enabled by default"""
     track: bool = False
-    """if toggled, this experiment will be tracked with Weights and Biases"""
+    """if toggled, this experiment will be tracked with Weights and Biases (pip install wandb)"""
     wandb_project_name: str = "cleanRL"
     """the wandb's project name"""
     wandb_entity: str | None = None
@@ -53,7 +53,7 @@ class Args:
     capture_video: bool = False
     """whether to write MP4s of the evaluation episodes to `videos/{run_name}/` (engine's render)"""
     save_model: bool = False
-    """whether to save model into the `runs/{run_name}` folder, then evaluate it"""
+    """whether to save the model to `runs/{run_name}/{exp_name}.cleanrl_model` and evaluate it"""
     eval_checkpoint: str | None = None
     """if set, do not train: load this checkpoint and play `eval_episodes` episodes"""
     eval_episodes: int = 10
@@ -217,11 +217,12 @@ def update_episode_stats(episode_return, episode_length, after_done, env_id, rew
     return finished
 
 
-def evaluate(agent, env_id, num_episodes, seed, device, max_episode_steps=None, video_dir=None):
-    """Plays one episode in each of num_episodes envs made as for training, sampling the agent's
-    actions as CleanRL's evaluation does, with the observation statistics frozen; returns the
-    episodes' returns and lengths. With video_dir, writes each episode as an MP4 of the
-    engine's frames, at gymnasium's frame rate for the task (1 / (timestep x frame_skip)).
+@torch.no_grad()
+def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=None, fps=15):
+    """Plays one episode in each of num_episodes envs made as for training, with the actions
+    act(observations) gives; returns each episode's (return, length), on Atari the unclipped
+    score of the whole game. With video_dir, writes each episode as an MP4 of the engine's frames
+    at fps frames per second (the default is Atari's: 60 Hz with frame skip 4).
     """
     envs = make_env(env_id, num_episodes, num_episodes, seed, max_episode_steps)
     episode_return, episode_length = np.zeros(num_episodes), np.zeros(num_episodes, np.int64)
@@ -229,28 +230,23 @@ def evaluate(agent, env_id, num_episodes, seed, device, max_episode_steps=None, 
     results, videos = {}, {}
     if video_dir is not None:
         os.makedirs(video_dir, exist_ok=True)
-        fps = gym.make(env_id).metadata["render_fps"]
-        videos = {i: imageio.get_writer(f"{video_dir}/episode-{i}.mp4", fps=fps,
-                                        macro_block_size=1) for i in range(num_episodes)}
+        videos = {i: imageio.get_writer(f"{video_dir}/episode-{i}.mp4", fps=fps, macro_block_size=1)
+                  for i in range(num_episodes)}
     next_obs, _ = envs.reset()
     while len(results) < num_episodes:
         for i, frame in zip(list(videos), envs.render(list(videos)) if videos else [], strict=True):
             videos[i].append_data(frame)
-        with torch.no_grad():
-            x = agent.obs_rms.normalize(torch.as_tensor(next_obs, device=device), update=False)
-            action, _, _, _ = agent.get_action_and_value(x)
-        action = np.clip(action.cpu().numpy(), envs.action_space.low, envs.action_space.high)
-        next_obs, reward, terminated, truncated, info = envs.step(action)
+        next_obs, reward, terminated, truncated, info = envs.step(act(next_obs))
+        # On Atari, info has the unclipped reward and whether the game, not just a life, is over.
+        game_over = info.get("terminated", terminated).astype(bool) | truncated
         for i, episodic_return, episodic_length in zip(*update_episode_stats(
-            episode_return, episode_length, after_done, info["env_id"], reward,
-            terminated | truncated, terminated | truncated,
-        ), strict=True):
+            episode_return, episode_length, after_done, info["env_id"], info.get("reward", reward),
+            terminated | truncated, game_over), strict=True):
             results.setdefault(i, (float(episodic_return), int(episodic_length)))
             if i in videos:
                 videos.pop(i).close()
     envs.close()
-    returns, lengths = zip(*(results[i] for i in range(num_episodes)), strict=True)
-    return list(returns), list(lengths)
+    return [results[i] for i in range(num_episodes)]
 
 
 if __name__ == "__main__":
@@ -258,14 +254,16 @@ if __name__ == "__main__":
     device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
     if args.eval_checkpoint is not None:  # no training: evaluate this model, made for this task
         checkpoint = torch.load(args.eval_checkpoint, map_location=device, weights_only=True)
-        args.env_id, args.max_episode_steps = checkpoint["env_id"], checkpoint["max_episode_steps"]
+        saved = checkpoint["args"]
+        args.env_id, args.max_episode_steps = saved["env_id"], saved["max_episode_steps"]
     args.batch_size = int(args.num_envs * args.num_steps)
     args.num_iterations = 0 if args.eval_checkpoint else args.total_timesteps // args.batch_size
-    try:
-        spec = envpool.make_spec(args.env_id)  # its error for an unknown id suggests close ones
+    try:  # the engine's errors name the faulty option; for an unknown id, they suggest close ones
+        envs = make_env(args.env_id, args.num_envs, args.num_envs, args.seed,
+                        args.max_episode_steps)
     except ValueError as e:
-        sys.exit(f"error: --env-id: {e}")
-    if len(spec.observation_space.shape) != 1 or not hasattr(spec.action_space, "low"):
+        sys.exit(f"error: {e}")
+    if len(envs.observation_space.shape) != 1 or not hasattr(envs.action_space, "low"):
         sys.exit(f"error: {args.env_id} is not a continuous-control task (vector obs, box actions)")
     if args.num_iterations < 1 and args.eval_checkpoint is None:
         sys.exit(f"error: --total-timesteps must be at least one batch, {args.batch_size}")
@@ -290,7 +288,6 @@ if __name__ == "__main__":
     torch.backends.cudnn.deterministic = args.torch_deterministic
 
     # env setup
-    envs = make_env(args.env_id, args.num_envs, args.num_envs, args.seed, args.max_episode_steps)
     low, high = envs.action_space.low, envs.action_space.high
     agent = Agent(envs).to(device)
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -316,9 +313,9 @@ if __name__ == "__main__":
     start_time = time.time()
     next_obs = agent.obs_rms.normalize(torch.as_tensor(envs.reset()[0], device=device))
     next_done = np.zeros(args.num_envs, dtype=bool)
-    progress = tqdm(total=args.num_iterations * args.batch_size, unit="step", dynamic_ncols=True)
+    progress = tqdm(range(1, args.num_iterations + 1), unit="iteration", dynamic_ncols=True)
 
-    for iteration in range(1, args.num_iterations + 1):
+    for iteration in progress:
         # Annealing the rate if instructed to do so.
         if args.anneal_lr:
             frac = 1.0 - (iteration - 1.0) / args.num_iterations
@@ -356,8 +353,7 @@ if __name__ == "__main__":
 
             for _, episodic_return, episodic_length in zip(*update_episode_stats(
                 episode_return, episode_length, after_done, info["env_id"], reward, next_done,
-                next_done,
-            ), strict=True):
+                next_done), strict=True):
                 avg_returns.append(episodic_return)
                 writer.add_scalar("charts/episodic_return", episodic_return, global_step)
                 writer.add_scalar("charts/episodic_length", episodic_length, global_step)
@@ -381,9 +377,8 @@ if __name__ == "__main__":
         clipfracs = []
         for _epoch in range(args.update_epochs):
             for mb_inds in np.array_split(np.random.permutation(b_inds), args.num_minibatches):
-                _, newlogprob, entropy, newvalue = agent.get_action_and_value(
-                    b_obs[mb_inds], b_actions[mb_inds]
-                )
+                _, newlogprob, entropy, newvalue = agent.get_action_and_value(b_obs[mb_inds],
+                                                                              b_actions[mb_inds])
                 logratio = newlogprob - b_logprobs[mb_inds]
                 ratio = logratio.exp()
 
@@ -395,24 +390,20 @@ if __name__ == "__main__":
 
                 mb_advantages = b_advantages[mb_inds]
                 if args.norm_adv:
-                    mb_advantages = (mb_advantages - mb_advantages.mean()) / (
-                        mb_advantages.std() + 1e-8
-                    )
+                    mb_advantages = ((mb_advantages - mb_advantages.mean())
+                                     / (mb_advantages.std() + 1e-8))
 
                 # Policy loss
                 pg_loss1 = -mb_advantages * ratio
-                pg_loss2 = -mb_advantages * torch.clamp(
-                    ratio, 1 - args.clip_coef, 1 + args.clip_coef
-                )
+                pg_loss2 = -mb_advantages * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)
                 pg_loss = torch.max(pg_loss1, pg_loss2).mean()
 
                 # Value loss
                 newvalue = newvalue.view(-1)
                 if args.clip_vloss:
                     v_loss_unclipped = (newvalue - b_returns[mb_inds]) ** 2
-                    v_clipped = b_values[mb_inds] + torch.clamp(
-                        newvalue - b_values[mb_inds], -args.clip_coef, args.clip_coef
-                    )
+                    v_clipped = b_values[mb_inds] + (newvalue - b_values[mb_inds]).clamp(
+                        -args.clip_coef, args.clip_coef)
                     v_loss_clipped = (v_clipped - b_returns[mb_inds]) ** 2
                     v_loss = 0.5 * torch.max(v_loss_unclipped, v_loss_clipped).mean()
                 else:
@@ -444,24 +435,25 @@ if __name__ == "__main__":
         writer.add_scalar("losses/explained_variance", explained_var, global_step)
         sps = int(global_step / (time.time() - start_time))
         writer.add_scalar("charts/SPS", sps, global_step)
-        progress.update(global_step - progress.n)
         progress.set_postfix(SPS=sps, avg_return=np.average(avg_returns) if avg_returns else None)
 
-    progress.close()
     envs.close()
     if args.eval_checkpoint is not None:  # nothing was trained: evaluate the saved model
         agent.load_state_dict(checkpoint["model"])
     if args.save_model:
         model_path = f"runs/{run_name}/{args.exp_name}.cleanrl_model"
-        torch.save({"model": agent.state_dict(), "env_id": args.env_id, "args": vars(args),
-                    "max_episode_steps": args.max_episode_steps}, model_path)
+        torch.save({"model": agent.state_dict(), "args": vars(args)}, model_path)
         print(f"model saved to {model_path}")
     if args.save_model or args.capture_video or args.eval_checkpoint is not None:
+        def act(obs):  # the observation statistics are frozen; actions are clipped as in training
+            x = agent.obs_rms.normalize(torch.as_tensor(obs, device=device), update=False)
+            return np.clip(agent.get_action_and_value(x)[0].cpu().numpy(), low, high)
+
         video_dir = f"videos/{run_name}" if args.capture_video else None
-        returns, lengths = evaluate(agent, args.env_id, args.eval_episodes, args.seed, device,
-                                    args.max_episode_steps, video_dir)
-        for idx, (episodic_return, length) in enumerate(zip(returns, lengths, strict=True)):
-            writer.add_scalar("eval/episodic_return", episodic_return, idx)
-            print(f"eval_episode={idx}, episodic_return={episodic_return}, "
-                  f"episodic_length={length}")
+        fps = gym.make(args.env_id).metadata["render_fps"] if video_dir else None  # gymnasium's
+        results = evaluate(act, args.env_id, args.eval_episodes, args.seed, args.max_episode_steps,
+                           video_dir, fps)
+        for i, (ret, length) in enumerate(results):
+            writer.add_scalar("eval/episodic_return", ret, i)
+            print(f"eval_episode={i}, episodic_return={ret}, episodic_length={length}")
     writer.close()

@@ -300,7 +300,7 @@ def test_mujoco_train_save_eval_video(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("script", "args", "message"), [
-    (ATARI, ["--env-id", "Pongg-v5"], "--env-id: unknown task id 'Pongg-v5'; did you mean"),
+    (ATARI, ["--env-id", "Pongg-v5"], "unknown task id 'Pongg-v5'; did you mean"),
     (ATARI, ["--env-id", "CartPole-v1"], "CartPole-v1 is not an Atari task"),
     (ATARI_ASYNC, ["--async-batch-size", "3"], "--async-batch-size must be in [0, --num-envs]"),
     (MUJOCO, ["--env-id", "Pong-v5"], "Pong-v5 is not a continuous-control task"),
