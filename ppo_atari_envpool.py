@@ -148,8 +148,7 @@ def compute_gae(rewards, values, terminations, truncations, next_value, gamma, g
     Step t's outcome is rewards[t], terminations[t], truncations[t] and the next observation, of
     value values[t + 1] (next_value after the last step). If step t ends an episode, that is its
     final observation (the engine resets one step later). Terminated: the target is r_t;
-    truncated: r_t + gamma V(final observation), not 0 as in CleanRL. Either ends the sum at t.
-    """
+    truncated: r_t + gamma V(final observation), not 0 as in CleanRL. Either ends the sum at t."""
     advantages = np.zeros_like(rewards)
     lastgaelam = 0.0
     for t in reversed(range(len(rewards))):
@@ -186,8 +185,7 @@ def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=
     """Plays one episode in each of num_episodes envs made as for training, with the actions
     act(observations) gives; returns each episode's (return, length), on Atari the unclipped
     score of the whole game. With video_dir, writes each episode as an MP4 of the engine's frames
-    at fps frames per second (the default is Atari's: 60 Hz with frame skip 4).
-    """
+    at fps frames per second (the default is Atari's: 60 Hz with frame skip 4)."""
     envs = make_env(env_id, num_episodes, num_episodes, seed, max_episode_steps)
     episode_return, episode_length = np.zeros(num_episodes), np.zeros(num_episodes, np.int64)
     after_done = np.zeros(num_episodes, dtype=bool)  # reset()'s outputs are not passed on
@@ -223,12 +221,13 @@ if __name__ == "__main__":
     args.batch_size = int(args.num_envs * args.num_steps)
     args.num_iterations = 0 if args.eval_checkpoint else args.total_timesteps // args.batch_size
     try:  # the engine's errors name the faulty option; for an unknown id, they suggest close ones
+        spec = envpool.make_spec(args.env_id)
+        if len(spec.observation_space.shape) != 3 or not hasattr(spec.action_space, "n"):
+            sys.exit(f"error: {args.env_id} is not an Atari task (image obs, discrete actions)")
         envs = make_env(args.env_id, args.num_envs, args.num_envs, args.seed,
                         args.max_episode_steps)
     except ValueError as e:
         sys.exit(f"error: {e}")
-    if len(envs.observation_space.shape) != 3 or not hasattr(envs.action_space, "n"):
-        sys.exit(f"error: {args.env_id} is not an Atari task (image obs, discrete actions)")
     if args.num_iterations < 1 and args.eval_checkpoint is None:
         sys.exit(f"error: --total-timesteps must be at least one batch, {args.batch_size}")
     if args.eval_episodes < 1:
@@ -251,7 +250,6 @@ if __name__ == "__main__":
     torch.manual_seed(args.seed)
     torch.backends.cudnn.deterministic = args.torch_deterministic
 
-    # env setup
     agent = Agent(envs).to(device)
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
