@@ -23,12 +23,14 @@ option, at three times the default.
 from __future__ import annotations
 
 from typing import Any
-from unittest import mock
 
 import gymnasium
 import numpy as np
 import pytest
 from scipy import stats
+
+# MuJoCo's log kept out of the checkout (an autouse fixture), gymnasium's tasks made as there.
+from test_mujoco import _mujoco_log_in_tmp, make_gym  # noqa: F401
 
 import envpool_core as ep
 from envpool_core import _core
@@ -136,22 +138,6 @@ CASES = [(task_id, {}) for task_id in TASKS] + [
     (task_id, {"reset_noise_scale": 3 * noise_option_default(task_id)})
     for task_id in TASKS if noise_option_default(task_id) is not None
 ]
-
-
-@pytest.fixture(autouse=True)
-def _mujoco_log_in_tmp(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """MuJoCo's warning handler appends to MUJOCO_LOG.TXT in the working directory."""
-    monkeypatch.chdir(tmp_path)
-
-
-def make_gym(task_id: str, **kwargs: Any) -> gymnasium.Env:
-    """`gymnasium.make`; Pusher-v4's MuJoCo version check passed as test_mujoco.py explains."""
-    if task_id == "Pusher-v4":
-        import gymnasium.envs.mujoco.pusher_v4 as pusher_v4
-
-        with mock.patch.object(pusher_v4.mujoco, "__version__", "2.3.7"):
-            return gymnasium.make(task_id, disable_env_checker=True, **kwargs)
-    return gymnasium.make(task_id, disable_env_checker=True, **kwargs)
 
 
 def support(task_id: str, raw: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
