@@ -174,24 +174,16 @@ def compute_gae_by_env(env_ids, last_row, rewards, values, terminations, truncat
     return advantages
 
 
-def update_episode_stats(episode_return, episode_length, after_done, env_id, reward, done,
-                         game_over):
-    """Adds one step's outputs to the per-env running sums (arrays updated in place); returns
-    (env ids, returns, lengths) of the episodes that ended.
-
-    env_id: the envs these outputs came from. done: the output ended an episode for the learner,
-    so the env's next output is the reset, whose action the engine ignored: not an agent step.
-    game_over: the episode being reported ended (on Atari with episodic_life, only the game's
-    real end or its time limit; elsewhere the same as done). CleanRL restarted the sums only at
-    termination, so an episode after a time limit inherited the old sums.
-    """
-    counted = ~after_done[env_id]
-    episode_return[env_id] += np.where(counted, reward, 0.0)
-    episode_length[env_id] += counted
+def update_episode_stats(episode_return, env_id, reward, elapsed_step, game_over):
+    """Adds one step's rewards to the per-env running returns (updated in place); returns (env
+    ids, returns, lengths) of the episodes that ended. game_over: the reported episode ended (with
+    episodic_life, the game's real end or its time limit, not a lost life; elsewhere terminated or
+    truncated). The length is the engine's elapsed_step, which skips the reset steps (reward 0).
+    CleanRL restarted the sums only at termination: an episode after a time limit inherited them."""
+    episode_return[env_id] += reward
     ended = env_id[game_over]
-    finished = (ended.copy(), episode_return[ended].copy(), episode_length[ended].copy())
-    episode_return[ended], episode_length[ended] = 0.0, 0
-    after_done[env_id] = done
+    finished = (ended, episode_return[ended].copy(), elapsed_step[game_over])
+    episode_return[ended] = 0.0
     return finished
 
 
@@ -202,9 +194,7 @@ def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=
     score of the whole game. With video_dir, writes each episode as an MP4 of the engine's frames
     at fps frames per second (the default is Atari's: 60 Hz with frame skip 4)."""
     envs = make_env(env_id, num_episodes, num_episodes, seed, max_episode_steps)
-    episode_return, episode_length = np.zeros(num_episodes), np.zeros(num_episodes, np.int64)
-    after_done = np.zeros(num_episodes, dtype=bool)  # reset()'s outputs are not passed on
-    results, videos = {}, {}
+    episode_return, results, videos = np.zeros(num_episodes), {}, {}
     if video_dir is not None:
         os.makedirs(video_dir, exist_ok=True)
         videos = {i: imageio.get_writer(f"{video_dir}/episode-{i}.mp4", fps=fps, macro_block_size=1)
@@ -217,8 +207,8 @@ def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=
         # On Atari, info has the unclipped reward and whether the game, not just a life, is over.
         game_over = info.get("terminated", terminated).astype(bool) | truncated
         for i, episodic_return, episodic_length in zip(*update_episode_stats(
-            episode_return, episode_length, after_done, info["env_id"], info.get("reward", reward),
-            terminated | truncated, game_over), strict=True):
+            episode_return, info["env_id"], info.get("reward", reward), info["elapsed_step"],
+            game_over), strict=True):
             results.setdefault(i, (float(episodic_return), int(episodic_length)))
             if i in videos:
                 videos.pop(i).close()
@@ -240,11 +230,10 @@ if __name__ == "__main__":
         sys.exit(f"error: --async-batch-size must be in [0, --num-envs] and divide --num-envs x "
                  f"--num-steps = {args.batch_size}")
     try:  # the engine's errors name the faulty option; for an unknown id, they suggest close ones
-        spec = envpool.make_spec(args.env_id)
-        if len(spec.observation_space.shape) != 3 or not hasattr(spec.action_space, "n"):
-            sys.exit(f"error: {args.env_id} is not an Atari task (image obs, discrete actions)")
         envs = make_env(args.env_id, args.num_envs, args.async_batch_size, args.seed,
                         args.max_episode_steps)
+    except TypeError:  # an unknown option: only Atari tasks have episodic_life and reward_clip
+        sys.exit(f"error: {args.env_id} is not an Atari task (image obs, discrete actions)")
     except ValueError as e:
         sys.exit(f"error: {e}")
     if args.num_iterations < 1 and args.eval_checkpoint is None:
@@ -253,10 +242,8 @@ if __name__ == "__main__":
         sys.exit("error: --eval-episodes must be at least 1")
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
     if args.track:
-        try:
-            import wandb
-        except ImportError:
-            sys.exit("error: --track needs Weights and Biases, not installed: pip install wandb")
+        import wandb
+
         wandb.init(project=args.wandb_project_name, entity=args.wandb_entity,
                    sync_tensorboard=True, config=vars(args), name=run_name, save_code=True)
     writer = SummaryWriter(f"runs/{run_name}")
@@ -270,6 +257,8 @@ if __name__ == "__main__":
     torch.backends.cudnn.deterministic = args.torch_deterministic
 
     agent = Agent(envs).to(device)
+    if args.eval_checkpoint is not None:
+        agent.load_state_dict(checkpoint["model"])
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
     # ALGO Logic: Storage setup. Rows in arrival order: first a slot per env, for its last row of
@@ -287,8 +276,7 @@ if __name__ == "__main__":
     values = np.zeros(num_rows, dtype=np.float32)
     env_ids = np.concatenate([np.arange(args.num_envs), np.zeros(args.batch_size, np.int64)])
     last_row = np.arange(args.num_envs)  # each env's latest row: its action is in flight
-    episode_return, episode_length = np.zeros(args.num_envs), np.zeros(args.num_envs, np.int64)
-    after_done = np.ones(args.num_envs, dtype=bool)  # the first outputs are resets, not steps
+    episode_return = np.zeros(args.num_envs)
     avg_returns = deque(maxlen=20)
 
     # TRY NOT TO MODIFY: start the game
@@ -317,8 +305,8 @@ if __name__ == "__main__":
             rewards[last_row[env_id]] = reward
 
             for _, episodic_return, episodic_length in zip(*update_episode_stats(
-                episode_return, episode_length, after_done, env_id, info["reward"],
-                terminated | truncated, game_over | truncated), strict=True):
+                episode_return, env_id, info["reward"], info["elapsed_step"],
+                game_over | truncated), strict=True):
                 avg_returns.append(episodic_return)
                 writer.add_scalar("charts/episodic_return", episodic_return, global_step)
                 writer.add_scalar("charts/episodic_length", episodic_length, global_step)
@@ -423,8 +411,6 @@ if __name__ == "__main__":
         progress.set_postfix(SPS=sps, avg_return=np.average(avg_returns) if avg_returns else None)
 
     envs.close()
-    if args.eval_checkpoint is not None:  # nothing was trained: evaluate the saved model
-        agent.load_state_dict(checkpoint["model"])
     if args.save_model:
         model_path = f"runs/{run_name}/{args.exp_name}.cleanrl_model"
         torch.save({"model": agent.state_dict(), "args": vars(args)}, model_path)

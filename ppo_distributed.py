@@ -214,24 +214,16 @@ def sample_action(agent, params, obs, key, env_ids, steps):
     return jnp.argmax(logits - jnp.log(-jnp.log(u)), axis=1), logits  # Gumbel-max sampling
 
 
-def update_episode_stats(episode_return, episode_length, after_done, env_id, reward, done,
-                         game_over):
-    """Adds one step's outputs to the per-env running sums (arrays updated in place); returns
-    (env ids, returns, lengths) of the episodes that ended.
-
-    env_id: the envs these outputs came from. done: the output ended an episode for the learner,
-    so the env's next output is the reset, whose action the engine ignored: not an agent step.
-    game_over: the episode being reported ended (on Atari with episodic_life, only the game's
-    real end or its time limit; elsewhere the same as done). CleanRL restarted the sums only at
-    termination, so an episode after a time limit inherited the old sums.
-    """
-    counted = ~after_done[env_id]
-    episode_return[env_id] += np.where(counted, reward, 0.0)
-    episode_length[env_id] += counted
+def update_episode_stats(episode_return, env_id, reward, elapsed_step, game_over):
+    """Adds one step's rewards to the per-env running returns (updated in place); returns (env
+    ids, returns, lengths) of the episodes that ended. game_over: the reported episode ended (with
+    episodic_life, the game's real end or its time limit, not a lost life; elsewhere terminated or
+    truncated). The length is the engine's elapsed_step, which skips the reset steps (reward 0).
+    CleanRL restarted the sums only at termination: an episode after a time limit inherited them."""
+    episode_return[env_id] += reward
     ended = env_id[game_over]
-    finished = (ended.copy(), episode_return[ended].copy(), episode_length[ended].copy())
-    episode_return[ended], episode_length[ended] = 0.0, 0
-    after_done[env_id] = done
+    finished = (ended, episode_return[ended].copy(), elapsed_step[game_over])
+    episode_return[ended] = 0.0
     return finished
 
 
@@ -277,8 +269,7 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
         # next rollout).
         storage, rows = new_storage(2 * num_steps + 2), np.zeros(num_envs, np.int64)
         agent_steps = np.zeros(num_envs, np.int64)  # the position in each env's key stream
-        episode_return, episode_length = np.zeros(num_envs), np.zeros(num_envs, np.int64)
-        after_done = np.ones(num_envs, bool)  # the first output is the reset: not an agent step
+        episode_return = np.zeros(num_envs)
         envs.async_reset()
         for update in range(1, context.num_updates + 1):
             update_start = time.time()
@@ -323,8 +314,8 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
                 # TRY NOT TO MODIFY: record rewards for plotting purposes (Atari: unclipped)
                 game_over = np.asarray(info.get("terminated", terminated), bool) | truncated
                 ended, returns, lengths = update_episode_stats(
-                    episode_return, episode_length, after_done, env_id,
-                    info.get("reward", reward), terminated | truncated, game_over)
+                    episode_return, env_id, info.get("reward", reward), info["elapsed_step"],
+                    game_over)
                 episode_sums["episode_return"][ended] += returns
                 episode_sums["episode_length"][ended] += lengths
                 episode_sums["episode_count"][ended] += 1
@@ -366,8 +357,7 @@ def evaluate(agent, params, env_id, num_episodes, seed, max_episode_steps=None, 
     envs = make_env(env_id, num_episodes, num_episodes, seed, max_episode_steps)
     act = jax.jit(partial(sample_action, agent))
     key, all_ids = jax.random.PRNGKey(seed), np.arange(num_episodes, dtype=np.int32)
-    episode_return, episode_length = np.zeros(num_episodes), np.zeros(num_episodes, np.int64)
-    after_done = np.zeros(num_episodes, dtype=bool)  # reset()'s output is not passed on
+    episode_return = np.zeros(num_episodes)
     returns, lengths = [None] * num_episodes, [None] * num_episodes
     writers = {}
     if video_dir is not None:
@@ -392,9 +382,8 @@ def evaluate(agent, params, env_id, num_episodes, seed, max_episode_steps=None, 
         step += 1
         game_over = np.asarray(info.get("terminated", terminated), bool) | truncated
         for i, ret, length in zip(*update_episode_stats(
-            episode_return, episode_length, after_done, info["env_id"],
-            info.get("reward", reward), terminated | truncated, game_over,
-        ), strict=True):
+            episode_return, info["env_id"], info.get("reward", reward), info["elapsed_step"],
+            game_over), strict=True):
             if returns[i] is None:
                 returns[i], lengths[i] = float(ret), int(length)
                 if i in writers:
