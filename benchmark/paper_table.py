@@ -5,9 +5,12 @@
 
 For Pong-v5 and Ant-v4 it measures every system of the paper that runs here —
 a for-loop over single gymnasium envs, gymnasium's AsyncVectorEnv (the
-subprocess row), upstream EnvPool sync and async, envpool_core sync and async,
-ale-py's AtariVectorEnv (Pong) and, on machines with several NUMA nodes, the
-numa+async rows (one process per node under numactl) — searches a small grid of
+subprocess row), Sample-Factory (Pong: 1.123.0's DUMMY_SAMPLER, the paper's,
+and 2.1.1's sampler, each in a virtual environment of its own, see
+sample_factory_bench.py), upstream EnvPool sync and async,
+envpool_core sync and async, ale-py's AtariVectorEnv (Pong) and, on machines with
+several NUMA nodes, the numa+async rows (one process per node under numactl) —
+searches a small grid of
 num_envs / batch_size / num_threads for each, and reports the highest
 throughput, as the paper does. FPS = env steps x frame skip (4 Pong, 5 Ant).
 Systems are interleaved within every repeat; each figure is the median of the
@@ -16,7 +19,8 @@ repeats, with min and max.
 Writes benchmark/results/paper_table.{json,md} and PNG plots, and a separate
 table of a scaling model (see `scaling_model`) that extrapolates envpool_core to
 the paper's thread counts. `--from-json` remakes the Markdown and plots from a
-saved JSON without measuring.
+saved JSON without measuring. `--tasks` and `--rows` measure a subset (with
+`--stem`, under another file name).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sample_factory_bench import SampleFactoryUnavailable, ensure_venv, measure_sample_factory
 from throughput import machine, measure
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -67,12 +72,25 @@ ROWS = {
     "envpool_core (async)": ("envpool_core", "async"),
     "ale-py AtariVectorEnv": ("ale_vector", "sync"),
 }
+# Sample-Factory rows (Pong) -> version in sample_factory_bench.py.
+SF_ROWS = {"Sample-Factory": "1", "Sample-Factory 2.1.1 (sampler + policy)": "2"}
+SF_ROW = "Sample-Factory"
 
 
 def grid(kind: str, cores: int, tiny: bool) -> list[tuple[int, int, int]]:
     """Settings (num_envs, batch_size, num_threads) searched for one kind of system."""
     if kind == "single":
         return [(1, 1, 1)]
+    if kind.startswith("sf"):
+        # (num_envs, envs per worker, worker processes). The paper ran DUMMY_SAMPLER with one
+        # env per worker and 1.5 workers per thread; 2.1.1's inference worker wants batches.
+        if tiny:
+            pairs = [(cores, 1)]
+        elif kind == "sf1":
+            pairs = [(cores, 1), (cores + cores // 2, 1), (2 * cores, 1)]
+        else:
+            pairs = [(cores, 1), (cores, 4), (2 * cores, 8)]
+        return [(w * e, e, w) for w, e in pairs]
     if tiny:
         return {"vector": [(2, 2, 0)], "sync": [(2, 2, 2)], "async": [(3, 1, 2)]}[kind]
     if kind == "vector":
@@ -112,12 +130,38 @@ def measure_numa(module: str, task: str, cores: int, seconds: float) -> float | 
     return total
 
 
-def run(tiny: bool, seconds: float, repeats: int) -> dict[str, Any]:
-    """Measures every row and setting, interleaved; returns raw results."""
+def measure_row(system: str, task: str, setting: tuple[int, int, int], seconds: float,
+                sf: dict[str, Any]) -> float:
+    """Steps/s of one row at one setting; Sample-Factory's runs also go to sf["runs"]."""
+    if not system.startswith("sample_factory"):
+        return measure(system, task, setting, seconds, {})
+    version = system[-1]
+    # Its figures come in chunks (whole trajectories, or a report per second), so it needs a
+    # longer window than the others.
+    window = max(2 * seconds, 3.0)
+    result = measure_sample_factory(version, sf[version], setting[2], setting[1], window,
+                                    warmup=min(5.0, window))
+    sf["runs"].append({"version": version, "setting": ",".join(map(str, setting)), **result})
+    return result["steps_per_s"]
+
+
+def run(tiny: bool, seconds: float, repeats: int, tasks: list[str], only: list[str] | None,
+        sf: dict[str, Any]) -> dict[str, Any]:
+    """Measures every row and setting, interleaved; returns raw results.
+
+    `sf` maps each Sample-Factory version that runs here to its venv's Python; its runs are
+    appended to sf["runs"].
+    """
     cores = os.cpu_count() or 1
     raw: dict[str, Any] = {}
-    for name, (task, _) in TASKS.items():
+    for name in tasks:
+        task = TASKS[name][0]
         rows = {r: v for r, v in ROWS.items() if name == "Pong" or v[0] != "ale_vector"}
+        if name == "Pong":
+            rows = {"For-loop": rows.pop("For-loop"), "Subprocess": rows.pop("Subprocess"),
+                    **{row: (f"sample_factory{v}", f"sf{v}") for row, v in SF_ROWS.items()
+                       if v in sf}, **rows}
+        rows = {r: v for r, v in rows.items() if only is None or r in only}
         raw[name] = {row: {",".join(map(str, s)): [] for s in grid(kind, cores, tiny)}
                      for row, (_, kind) in rows.items()}
         for _ in range(repeats):
@@ -125,13 +169,14 @@ def run(tiny: bool, seconds: float, repeats: int) -> dict[str, Any]:
                 for s in grid(kind, cores, tiny):
                     key = ",".join(map(str, s))
                     try:
-                        raw[name][row][key].append(measure(system, task, s, seconds, {}))
+                        raw[name][row][key].append(measure_row(system, task, s, seconds, sf))
                     except Exception as e:
                         raw[name][row][key].append(f"error: {type(e).__name__}: {e}")
         for row, module in (("EnvPool (numa+async)", "envpool"),
                             ("envpool_core (numa+async)", "envpool_core")):
-            value = measure_numa(module, task, cores, seconds)
-            raw[name][row] = {"numa": [value]} if value is not None else {}
+            if only is None or row in only:
+                value = measure_numa(module, task, cores, seconds)
+                raw[name][row] = {"numa": [value]} if value is not None else {}
     return raw
 
 
@@ -143,6 +188,21 @@ def best(per_setting: dict[str, list]) -> tuple[str, float, float, float] | None
         if nums:
             scored.append((key, statistics.median(nums), min(nums), max(nums)))
     return max(scored, key=lambda x: x[1]) if scored else None
+
+
+def within_rounds(per_row: dict[str, dict[str, list]], ours: str,
+                  other: str) -> tuple[float, float, float] | None:
+    """Ratio of two rows' best settings within each repeat: (median, min, max).
+
+    The two figures of a repeat are measured minutes apart at most, so the VM's drift
+    cancels out far better than in the ratio of medians.
+    """
+    a, b = best(per_row.get(ours, {})), best(per_row.get(other, {}))
+    if a is None or b is None:
+        return None
+    ratios = [x / y for x, y in zip(per_row[ours][a[0]], per_row[other][b[0]], strict=False)
+              if isinstance(x, float) and isinstance(y, float)]
+    return (statistics.median(ratios), min(ratios), max(ratios)) if ratios else None
 
 
 def scaling_model(raw: dict[str, Any], name: str, frame_skip: int, cores: int) -> dict[str, Any]:
@@ -166,31 +226,52 @@ def scaling_model(raw: dict[str, Any], name: str, frame_skip: int, cores: int) -
     }
 
 
-def markdown(raw: dict[str, Any], info: dict[str, Any], models: dict[str, Any]) -> str:
-    """The paper's table with this machine's column, per task."""
+def not_run_reason(row: str, measured: dict[str, Any], not_run: dict[str, str]) -> str:
+    """Why a row has no figure, given the task's results and recorded reasons."""
+    if row in not_run:
+        return not_run[row]
+    if row not in measured:
+        return "not run (not measured in this run)"
+    return "not run (1 NUMA node)" if "numa" in row else "failed, see JSON"
+
+
+def markdown(raw: dict[str, Any], info: dict[str, Any], models: dict[str, Any],
+             not_run: dict[str, dict[str, str]]) -> str:
+    """The paper's table with this machine's column, per task measured."""
     here = f"This machine ({info['cores']} cores)"
     lines = [f"Machine: {info['cpu']}, {info['cores']} cores, {numa_nodes()} NUMA node(s); "
              f"versions {info['versions']}.", ""]
-    for name, (task, skip) in TASKS.items():
+    for name in raw:
+        task, skip = TASKS[name]
         lines += [f"### {task} FPS (env steps x {skip})", "",
                   f"| system | {' | '.join(PAPER_MACHINES)} | {here} | steps/s here | "
                   "best setting (envs,batch,threads) |",
                   "|---|" + "---:|" * (len(PAPER_MACHINES) + 3)]
-        rows = list(PAPER_FPS[name]) + [r for r in raw[name] if r not in PAPER_FPS[name]]
+        extra = [*raw[name], *not_run.get(name, {})]
+        rows = list(PAPER_FPS[name]) + [r for r in dict.fromkeys(extra) if r not in PAPER_FPS[name]]
         for row in rows:
             paper = PAPER_FPS[name].get(row, (None,) * 4)
             cells = [f"{v:,}" if v else "/" for v in paper]
             b = best(raw[name].get(row, {}))
             if b is None:
-                reason = "not installed" if row == "Sample-Factory" else (
-                    "1 NUMA node" if "numa" in row else "failed, see JSON")
-                cells += [f"not run ({reason})", "", ""]
+                cells += [not_run_reason(row, raw[name], not_run.get(name, {})), "", ""]
             else:
                 fps = f"{b[1] * skip:,.0f}"
                 cells += [f"**{fps}**" if "envpool_core" in row else fps,
                           f"{b[1]:,.0f} ({b[2]:,.0f}-{b[3]:,.0f})", b[0]]
             lines.append(f"| {row} | " + " | ".join(cells) + " |")
         lines.append("")
+        if any(best(raw[name].get(row, {})) for row in SF_ROWS):
+            lines += ["Sample-Factory's setting is num_envs, envs per worker, worker processes. "
+                      "Its row is 1.123.0's DUMMY_SAMPLER (the paper's: random actions, no "
+                      "policy); 2.1.1 has no such sampler, and its sampling API runs its policy "
+                      "network (here on the CPU, in one more process) at every step.", ""]
+            for ours in ("envpool_core (async)", "envpool_core (sync)"):
+                for row in SF_ROWS:
+                    ratio = within_rounds(raw[name], ours, row)
+                    if ratio is not None:
+                        lines += [f"{ours} ÷ {row}, best vs best within a repeat: "
+                                  f"{ratio[0]:.2f}× ({ratio[1]:.2f}-{ratio[2]:.2f}).", ""]
         model = models.get(name)
         if model:
             pred = " | ".join(f"{v:,.0f}" for v in model["predicted_fps"].values())
@@ -203,7 +284,7 @@ def markdown(raw: dict[str, Any], info: dict[str, Any], models: dict[str, Any]) 
     return "\n".join(lines)
 
 
-def plots(raw: dict[str, Any], out: Path) -> list[str]:
+def plots(raw: dict[str, Any], out: Path, stem: str = "paper_table") -> list[str]:
     """Throughput vs num_envs per system, and best FPS per system, per task."""
     import matplotlib
 
@@ -211,7 +292,8 @@ def plots(raw: dict[str, Any], out: Path) -> list[str]:
     import matplotlib.pyplot as plt
 
     files = []
-    for name, (task, skip) in TASKS.items():
+    for name in raw:
+        task, skip = TASKS[name]
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
         labels, values = [], []
         for row, per_setting in raw[name].items():
@@ -234,7 +316,7 @@ def plots(raw: dict[str, Any], out: Path) -> list[str]:
         for y, v in enumerate(values):
             ax2.text(v, y, f" {v:,.0f}", va="center", fontsize=7)
         fig.tight_layout()
-        path = out / f"paper_table_{name.lower()}.png"
+        path = out / f"{stem}_{name.lower()}.png"
         fig.savefig(path, dpi=110)
         plt.close(fig)
         files.append(str(path))
@@ -251,33 +333,67 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--from-json", type=Path, default=None,
                         help="measure nothing: remake the Markdown and plots from this JSON")
+    parser.add_argument("--sample-factory", action=argparse.BooleanOptionalAction, default=None,
+                        help="measure Sample-Factory's rows (builds their venvs under "
+                        "~/.cache/envpool_core on first use: minutes, ~3 GB); default: on, off "
+                        "with --tiny")
+    parser.add_argument("--tasks", nargs="+", choices=list(TASKS), default=list(TASKS))
+    parser.add_argument("--rows", nargs="+", default=None,
+                        help=f"measure only these rows, e.g. '{SF_ROW}' 'envpool_core (async)'")
+    parser.add_argument("--stem", default="paper_table", help="output file names' stem")
     args = parser.parse_args()
+    known = {*ROWS, *SF_ROWS, "EnvPool (numa+async)", "envpool_core (numa+async)"}
+    if args.rows is not None and not set(args.rows) <= known:
+        parser.error(f"unknown rows {sorted(set(args.rows) - known)}; known: {sorted(known)}")
     if args.from_json is not None:
         saved = json.loads(args.from_json.read_text())
         raw, info = saved["results"], saved["machine"]
-        models = {name: scaling_model(raw, name, skip, info["cores"])
-                  for name, (_, skip) in TASKS.items()}
+        models = {name: scaling_model(raw, name, TASKS[name][1], info["cores"]) for name in raw}
         saved["scaling_model"] = models
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "paper_table.json").write_text(json.dumps(saved, indent=2))
-        (args.out / "paper_table.md").write_text(markdown(raw, info, models))
-        plots(raw, args.out)
+        write(args.out, args.stem, saved, markdown(raw, info, models, saved.get("not_run", {})))
         return
     seconds = args.seconds or (0.2 if args.tiny else 3.0)
     repeats = args.repeats or (1 if args.tiny else 3)
-
-    args.out.mkdir(parents=True, exist_ok=True)
     info = machine()
-    raw = run(args.tiny, seconds, repeats)
-    models = {name: scaling_model(raw, name, skip, info["cores"])
-                  for name, (_, skip) in TASKS.items()}
-    table = markdown(raw, info, models)
-    (args.out / "paper_table.json").write_text(json.dumps(
-        {"machine": info, "numa_nodes": numa_nodes(), "seconds": seconds, "repeats": repeats,
-         "tiny": args.tiny, "results": raw, "scaling_model": models}, indent=2))
-    (args.out / "paper_table.md").write_text(table)
-    plots(raw, args.out)
+    sf: dict[str, Any] = {"runs": []}
+    not_run: dict[str, dict[str, str]] = {
+        "Ant": {SF_ROW: "not run (Pong only: measured with Sample-Factory's Atari env)"},
+        "Pong": {}}
+    wanted = args.sample_factory if args.sample_factory is not None else not args.tiny
+    for row, version in SF_ROWS.items():
+        if "Pong" not in args.tasks or (args.rows is not None and row not in args.rows):
+            continue
+        if not wanted:
+            not_run["Pong"][row] = "not run (skipped: pass --sample-factory)"
+            continue
+        try:
+            sf[version] = ensure_venv(version)
+        except SampleFactoryUnavailable as e:
+            not_run["Pong"][row] = f"could not run: {e}"
+    raw = run(args.tiny, seconds, repeats, args.tasks, args.rows, sf)
+    for row, version in SF_ROWS.items():
+        runs = [r for r in sf["runs"] if r["version"] == version]
+        if runs:
+            info["versions"][f"{row} venv"] = runs[0]["versions"]
+        elif version in sf:
+            errors = sorted({v for vals in raw["Pong"].get(row, {}).values() for v in vals})
+            not_run["Pong"][row] = f"could not run: {errors[0] if errors else 'no result'}"
+    models = {name: scaling_model(raw, name, TASKS[name][1], info["cores"]) for name in raw}
+    table = markdown(raw, info, models, not_run)
+    write(args.out, args.stem,
+          {"machine": info, "numa_nodes": numa_nodes(), "seconds": seconds, "repeats": repeats,
+           "tiny": args.tiny, "load_average": os.getloadavg(), "command": sys.argv,
+           "results": raw, "not_run": not_run, "sample_factory_runs": sf["runs"],
+           "scaling_model": models}, table)
     print(table)
+
+
+def write(out: Path, stem: str, saved: dict[str, Any], table: str) -> None:
+    """Writes <stem>.json, <stem>.md and the plots under `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{stem}.json").write_text(json.dumps(saved, indent=2))
+    (out / f"{stem}.md").write_text(table)
+    plots(saved["results"], out, stem)
 
 
 if __name__ == "__main__":
