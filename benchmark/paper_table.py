@@ -241,6 +241,11 @@ def markdown(raw: dict[str, Any], info: dict[str, Any], models: dict[str, Any],
     here = f"This machine ({info['cores']} cores)"
     lines = [f"Machine: {info['cpu']}, {info['cores']} cores, {numa_nodes()} NUMA node(s); "
              f"versions {info['versions']}.", ""]
+    if "load_average" in info:
+        load = info["load_average"]
+        lines[-1:-1] = [f"Load average (1, 5, 15 min) at the start: "
+                        f"{', '.join(f'{x:.2f}' for x in load['start'])}; at the end: "
+                        f"{', '.join(f'{x:.2f}' for x in load['end'])}."]
     for name in raw:
         task, skip = TASKS[name]
         lines += [f"### {task} FPS (env steps x {skip})", "",
@@ -355,6 +360,7 @@ def main() -> None:
     seconds = args.seconds or (0.2 if args.tiny else 3.0)
     repeats = args.repeats or (1 if args.tiny else 3)
     info = machine()
+    info["load_average"] = {"start": os.getloadavg()}
     sf: dict[str, Any] = {"runs": []}
     not_run: dict[str, dict[str, str]] = {
         "Ant": {SF_ROW: "not run (Pong only: measured with Sample-Factory's Atari env)"},
@@ -378,11 +384,12 @@ def main() -> None:
         elif version in sf:
             errors = sorted({v for vals in raw["Pong"].get(row, {}).values() for v in vals})
             not_run["Pong"][row] = f"could not run: {errors[0] if errors else 'no result'}"
+    info["load_average"]["end"] = os.getloadavg()
     models = {name: scaling_model(raw, name, TASKS[name][1], info["cores"]) for name in raw}
     table = markdown(raw, info, models, not_run)
     write(args.out, args.stem,
           {"machine": info, "numa_nodes": numa_nodes(), "seconds": seconds, "repeats": repeats,
-           "tiny": args.tiny, "load_average": os.getloadavg(), "command": sys.argv,
+           "tiny": args.tiny, "command": sys.argv,
            "results": raw, "not_run": not_run, "sample_factory_runs": sf["runs"],
            "scaling_model": models}, table)
     print(table)

@@ -19,8 +19,9 @@ dummy sampler; the nearest is its sampling API (`SyncSamplingAPI`, as in
 without the learner. Its inference worker runs Sample-Factory's Atari policy network (on the CPU
 here) at every step, so that figure includes the forward pass. We run it with
 `--benchmark=True`, which in 2.1.1 skips experience decorrelation and the inference cache
-clean-up. Its `--benchmark=True` training entry point would add the learner, on the same two
-cores: not a sampling figure.
+clean-up. `--train SECONDS` runs 2.1.1's own benchmark mode instead, the training entry point
+with `--benchmark=True`: the whole APPO loop, learner included (on the CPU here), and the FPS its
+runner reports; a training figure, not a sampling one.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -59,6 +61,8 @@ PACKAGES = {"1": ("sample-factory", "gym", "ale-py", "numpy", "torch"),
             "2": ("sample-factory", "gymnasium", "ale-py", "numpy", "torch")}
 # DUMMY_SAMPLER's report, once a second: "[2026-11-30 22:32:18,003][pid] Sampling FPS: (...).
 # Total frames collected: 21080" (frames count the frame skip).
+# 2.1.1's runner, every 5 s: "Fps is (10 sec: 409.6, 60 sec: 254.1, 300 sec: 254.1)."
+TRAIN_FPS = re.compile(r"Fps is \(10 sec: ([\d.na]+), 60 sec: ([\d.na]+), 300 sec: ([\d.na]+)\)")
 REPORT = re.compile(r"\[\d{4}-\d\d-\d\d (\d\d):(\d\d):(\d\d),(\d{3})\]\[\d+\] Sampling FPS: .*?"
                     r"Total frames collected: (\d+)")
 
@@ -184,6 +188,36 @@ def _venv_env() -> dict[str, str]:
     return env
 
 
+def _run_group(cmd: list[str], cwd: str, limit: float, stop_after: float | None = None,
+               ) -> tuple[int | None, str]:
+    """Runs `cmd` in a process group of its own; returns (exit status, stdout + stderr).
+
+    With `stop_after`, sends SIGINT (Sample-Factory's own way to stop) to the group after that
+    many seconds. Past `limit` seconds the exit status is None. Sample-Factory's worker
+    processes are killed with the group in every case, so none outlives the measurement.
+    """
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            cwd=cwd, env=_venv_env(), start_new_session=True)
+    try:
+        try:
+            out, _ = proc.communicate(timeout=stop_after if stop_after is not None else limit)
+            return proc.returncode, out
+        except subprocess.TimeoutExpired:
+            if stop_after is None:
+                raise
+        os.killpg(proc.pid, signal.SIGINT)
+        out, _ = proc.communicate(timeout=max(1.0, limit - stop_after))
+        return proc.returncode, out
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        return None, proc.communicate()[0]
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def _versions(python: Path, version: str) -> dict[str, str]:
     """The venv's versions of the packages that matter."""
     code = ("import importlib.metadata as m, json; "
@@ -231,28 +265,48 @@ def measure_sample_factory(version: str, python: Path, workers: int, envs_per_wo
                    str(workers), "--envs-per-worker", str(envs_per_worker), "--seconds",
                    str(seconds), "--warmup", str(warmup)]
         limit = 180 + 2 * (seconds + warmup)
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=limit, cwd=cwd,
-                                  env=_venv_env())
-        except subprocess.TimeoutExpired as e:
-            raise RuntimeError(f"Sample-Factory did not finish within {limit:.0f} s") from e
-    out = proc.stdout + proc.stderr
+        status, out = _run_group(cmd, cwd, limit)
     tail = " ".join(out.strip().splitlines()[-3:])
+    if status is None:
+        raise RuntimeError(f"Sample-Factory did not finish within {limit:.0f} s: {tail}")
     if version == "1":
-        if proc.returncode != 0:
-            raise RuntimeError(f"Sample-Factory exited with {proc.returncode}: {tail}")
+        if status != 0:
+            raise RuntimeError(f"Sample-Factory exited with {status}: {tail}")
         fps, elapsed = rate_after_warmup(out, warmup)
         result = {"steps_per_s": fps / 4, "fps": fps, "frameskip": 4, "seconds": elapsed,
                   "workers": workers, "envs_per_worker": envs_per_worker,
                   "versions": _versions(python, version)}
     else:
-        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(RESULT_TAG)]
+        lines = [ln for ln in out.splitlines() if ln.startswith(RESULT_TAG)]
         if not lines:
-            raise RuntimeError(f"Sample-Factory exited with {proc.returncode}, no result: {tail}")
+            raise RuntimeError(f"Sample-Factory exited with {status}, no result: {tail}")
         result = json.loads(lines[-1][len(RESULT_TAG):])
     result["command"] = " ".join(Path(c).name if c == str(python) else c for c in cmd
                                  if not c.startswith("--train_dir"))
     return result
+
+
+def measure_training(python: Path, workers: int, envs_per_worker: int,
+                     seconds: int) -> dict[str, Any]:
+    """2.1.1's benchmark mode: its Atari training entry point with --benchmark=True on the CPU,
+    stopped after `seconds` (start-up included) with SIGINT, as its --train_for_seconds did not
+    stop it here; returns the last FPS figures its runner reported (frames, skip counted)."""
+    cmd = [str(python), "-m", "sf_examples.atari.train_atari", "--env=atari_pong",
+           "--device=cpu", "--benchmark=True", f"--num_workers={workers}",
+           f"--num_envs_per_worker={envs_per_worker}", "--experiment=sf_bench",
+           "--restart_behavior=overwrite"]
+    with tempfile.TemporaryDirectory(prefix="sf_train_") as cwd:
+        status, out = _run_group([*cmd, f"--train_dir={cwd}/train_dir"], cwd, seconds + 120,
+                                 stop_after=seconds)
+    found = TRAIN_FPS.findall(out)
+    if not found:
+        tail = " ".join(out.strip().splitlines()[-3:])
+        raise RuntimeError(f"Sample-Factory training exited with {status}, no FPS: {tail}")
+    last = found[-1]
+    return {"fps_10s": float(last[0]), "fps_60s": float(last[1]), "fps_300s": float(last[2]),
+            "seconds": seconds, "workers": workers, "envs_per_worker": envs_per_worker,
+            "versions": _versions(python, "2"),
+            "command": " ".join(["python", *cmd[1:]])}
 
 
 def _process_tree_cpu(psutil: Any) -> float:
@@ -327,6 +381,9 @@ def main() -> None:
     parser.add_argument("--envs-per-worker", type=int, default=1)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument("--train", type=int, default=None, metavar="SECONDS",
+                        help="version 2: its --benchmark=True training run for SECONDS instead")
+    parser.add_argument("--json", type=Path, default=None, help="also write the result here")
     args = parser.parse_args()
     if args.workers < 1 or args.envs_per_worker < 1:
         parser.error("--workers and --envs-per-worker must be at least 1")
@@ -337,9 +394,18 @@ def main() -> None:
     if args.setup:
         print(python)
         return
-    print(json.dumps(measure_sample_factory(args.version, python, args.workers,
-                                            args.envs_per_worker, args.seconds, args.warmup),
-                     indent=2))
+    if args.train is not None:
+        if args.version != "2":
+            parser.error("--train runs version 2's training entry point: pass --version 2")
+        result = measure_training(python, args.workers, args.envs_per_worker, args.train)
+    else:
+        result = measure_sample_factory(args.version, python, args.workers, args.envs_per_worker,
+                                        args.seconds, args.warmup)
+    result["load_average_after"] = os.getloadavg()
+    text = json.dumps(result, indent=2)
+    if args.json is not None:
+        args.json.write_text(text + "\n")
+    print(text)
 
 
 if __name__ == "__main__":
