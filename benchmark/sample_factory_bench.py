@@ -47,7 +47,7 @@ from typing import Any
 CACHE = Path.home() / ".cache" / "envpool_core"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 READY = "envpool_core_ready.json"
-RESULT_TAG = "SF_RESULT "
+RESULT_FILE = "sf_result.json"
 # Pins per Sample-Factory version; torch comes from `torch_requirement`.
 PINS = {
     # EnvPool's benchmark/requirements.txt; numpy < 1.24 because DUMMY_SAMPLER uses np.bool.
@@ -266,6 +266,9 @@ def measure_sample_factory(version: str, python: Path, workers: int, envs_per_wo
                    str(seconds), "--warmup", str(warmup)]
         limit = 180 + 2 * (seconds + warmup)
         status, out = _run_group(cmd, cwd, limit)
+        # Version 2 writes its result to a file: its processes share the output stream.
+        written = Path(cwd) / RESULT_FILE
+        result = json.loads(written.read_text()) if written.is_file() else None
     tail = " ".join(out.strip().splitlines()[-3:])
     if status is None:
         raise RuntimeError(f"Sample-Factory did not finish within {limit:.0f} s: {tail}")
@@ -276,11 +279,8 @@ def measure_sample_factory(version: str, python: Path, workers: int, envs_per_wo
         result = {"steps_per_s": fps / 4, "fps": fps, "frameskip": 4, "seconds": elapsed,
                   "workers": workers, "envs_per_worker": envs_per_worker,
                   "versions": _versions(python, version)}
-    else:
-        lines = [ln for ln in out.splitlines() if ln.startswith(RESULT_TAG)]
-        if not lines:
-            raise RuntimeError(f"Sample-Factory exited with {status}, no result: {tail}")
-        result = json.loads(lines[-1][len(RESULT_TAG):])
+    elif result is None:
+        raise RuntimeError(f"Sample-Factory exited with {status}, no result: {tail}")
     result["command"] = " ".join(Path(c).name if c == str(python) else c for c in cmd
                                  if not c.startswith("--train_dir"))
     return result
@@ -323,7 +323,8 @@ def _process_tree_cpu(psutil: Any) -> float:
 
 
 def run_in_venv(workers: int, envs_per_worker: int, seconds: float, warmup: float) -> None:
-    """Version 2's measurement; runs under its venv's Python. Prints one RESULT_TAG line."""
+    """Version 2's measurement; runs under its venv's Python, in the folder where it writes
+    RESULT_FILE."""
     import psutil
     from sample_factory.algo.sampling.simplified_sampling_api import SyncSamplingAPI
     from sample_factory.algo.utils.env_info import obtain_env_info_in_a_separate_process
@@ -357,13 +358,12 @@ def run_in_venv(workers: int, envs_per_worker: int, seconds: float, warmup: floa
         elapsed = time.perf_counter() - start
     finally:
         sampler.stop()
-    print(RESULT_TAG + json.dumps({
+    Path(RESULT_FILE).write_text(json.dumps({
         "steps_per_s": steps / elapsed, "fps": steps * cfg.env_frameskip / elapsed,
         "frameskip": cfg.env_frameskip, "cpu_us_per_step": 1e6 * cpu / steps,
         "workers": workers, "envs_per_worker": envs_per_worker, "worker_num_splits": splits,
         "seconds": elapsed,
-        "versions": {name: importlib.metadata.version(name) for name in PACKAGES["2"]}}),
-        flush=True)
+        "versions": {name: importlib.metadata.version(name) for name in PACKAGES["2"]}}))
 
 
 def main() -> None:
