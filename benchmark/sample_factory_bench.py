@@ -366,6 +366,15 @@ def run_in_venv(workers: int, envs_per_worker: int, seconds: float, warmup: floa
         "versions": {name: importlib.metadata.version(name) for name in PACKAGES["2"]}}))
 
 
+def _cpu_model() -> str:
+    """The CPU's model name, for the record."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
+    except (OSError, StopIteration):
+        return "unknown"
+
+
 def main() -> None:
     """Command line: build a venv, or measure one setting (from the host, or in the venv)."""
     parser = argparse.ArgumentParser(description=__doc__,
@@ -401,7 +410,8 @@ def main() -> None:
     else:
         result = measure_sample_factory(args.version, python, args.workers, args.envs_per_worker,
                                         args.seconds, args.warmup)
-    result["load_average_after"] = os.getloadavg()
+    result["machine"] = {"cpu": _cpu_model(), "cores": os.cpu_count(),
+                         "load_average_after": os.getloadavg()}
     text = json.dumps(result, indent=2)
     if args.json is not None:
         args.json.write_text(text + "\n")
