@@ -20,7 +20,12 @@ namespace {
 // Spinning before sleeping keeps latency low when steps arrive back to back;
 // the bound keeps idle workers from stealing a core from the caller for long.
 constexpr int kWorkerSpins = 2000;
-constexpr int kCallerSpins = 1000;
+// When the caller runs out of envs to step, what is left of its batch is being
+// stepped by the workers, each env at most a step away: it spins for about two
+// of its own steps (within these bounds) before it sleeps, since waking a
+// sleeping thread takes tens of µs on a VM, a tenth of a MuJoCo step.
+constexpr std::chrono::microseconds kCallerMinSpin{30};
+constexpr std::chrono::microseconds kCallerMaxSpin{2000};
 // Control tokens: stop, and kFirstRenderToken - i for frame i of the render()
 // in progress.
 constexpr int kStopToken = -1;
@@ -52,7 +57,8 @@ EnvPool::EnvPool(const TaskDef& task, EnvSpec spec, void (*release_action)(void*
       action_records_(static_cast<std::size_t>(num_envs_) + 1),
       release_action_(release_action),
       env_queues_(is_sync() ? num_threads_ + 1 : 1, static_cast<std::size_t>(num_envs_)),
-      control_(static_cast<std::size_t>(num_envs_ + num_threads_)) {
+      control_(static_cast<std::size_t>(num_envs_ + num_threads_)),
+      caller_may_spin_(static_cast<unsigned>(num_threads_) < std::thread::hardware_concurrency()) {
   // Build the envs in parallel: some (Atari ROMs, MuJoCo models) take milliseconds each.
   const std::vector<std::int64_t>& seeds = spec_.config.GetIntList("seed");
   std::atomic<int> next{0};
@@ -306,19 +312,26 @@ void EnvPool::CheckRecvPossible() const {
 }
 
 bool EnvPool::WaitForBatch(std::chrono::microseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto now = std::chrono::steady_clock::now();
+  auto deadline = now + timeout;
   int id;
   while (!BatchReady()) {
     if (env_queues_.Pop(num_threads_, &id)) {
       RunEnv(id, num_threads_);
+      auto after = std::chrono::steady_clock::now();
+      caller_step_time_ += (after - now - caller_step_time_) / 8;
+      now = after;
       // Return now and then even while there is work, so Ctrl-C stays responsive.
-      if (std::chrono::steady_clock::now() >= deadline) return BatchReady();
+      if (now >= deadline) return BatchReady();
       continue;
     }
-    for (int i = 0; i < kCallerSpins; ++i) {
-      if (BatchReady()) return true;
-      CpuRelax();
+    // The queues stay empty from here on: only this thread fills them.
+    std::chrono::nanoseconds spin = kCallerMinSpin;
+    if (caller_may_spin_) {
+      spin = std::clamp<std::chrono::nanoseconds>(2 * caller_step_time_, kCallerMinSpin,
+                                                  kCallerMaxSpin);
     }
+    if (SpinUntil([this] { return BatchReady(); }, spin)) return true;
     caller_waiting_.store(true, std::memory_order_seq_cst);
     std::unique_lock<std::mutex> lock(caller_mutex_);
     bool ready = caller_cv_.wait_until(lock, deadline, [this] { return BatchReady(); });

@@ -138,6 +138,11 @@ class EnvPool {
   alignas(64) std::atomic<std::uint32_t> work_epoch_{0};
   alignas(64) std::atomic<int> sleeping_workers_{0};
   alignas(64) std::atomic<bool> caller_waiting_{false};
+  // The caller may spin for a whole env step only when each stepper (workers
+  // and caller) has a core: else it would take the core of a worker it waits for.
+  bool caller_may_spin_;
+  // How long the caller's own env steps took, on average (caller thread only).
+  std::chrono::nanoseconds caller_step_time_{0};
   std::mutex caller_mutex_;
   std::condition_variable caller_cv_;
   bool closed_ = false;
