@@ -19,7 +19,7 @@ namespace {
 
 // Spinning before sleeping keeps latency low when steps arrive back to back;
 // the bound keeps idle workers from stealing a core from the caller for long.
-constexpr int kWorkerSpins = 2000;
+constexpr std::chrono::microseconds kWorkerSpin{60};
 // When the caller runs out of envs to step, what is left of its batch is being
 // stepped by the workers, each env at most a step away: it spins for about two
 // of its own steps (within these bounds) before it sleeps, since waking a
@@ -58,7 +58,7 @@ EnvPool::EnvPool(const TaskDef& task, EnvSpec spec, void (*release_action)(void*
       release_action_(release_action),
       env_queues_(is_sync() ? num_threads_ + 1 : 1, static_cast<std::size_t>(num_envs_)),
       control_(static_cast<std::size_t>(num_envs_ + num_threads_)),
-      caller_may_spin_(static_cast<unsigned>(num_threads_) < std::thread::hardware_concurrency()) {
+      oversubscribed_(static_cast<unsigned>(num_threads_) >= std::thread::hardware_concurrency()) {
   // Build the envs in parallel: some (Atari ROMs, MuJoCo models) take milliseconds each.
   const std::vector<std::int64_t>& seeds = spec_.config.GetIntList("seed");
   std::atomic<int> next{0};
@@ -208,11 +208,7 @@ void EnvPool::WorkerLoop(int worker_index) {
   for (;;) {
     int id;
     bool control;
-    bool got = pop(&id, &control);
-    for (int i = 0; !got && i < kWorkerSpins; ++i) {
-      CpuRelax();
-      got = pop(&id, &control);
-    }
+    bool got = SpinUntil([&] { return pop(&id, &control); }, kWorkerSpin, oversubscribed_);
     if (!got) {
       std::uint32_t epoch = work_epoch_.load(std::memory_order_acquire);
       got = pop(&id, &control);
@@ -327,11 +323,11 @@ bool EnvPool::WaitForBatch(std::chrono::microseconds timeout) {
     }
     // The queues stay empty from here on: only this thread fills them.
     std::chrono::nanoseconds spin = kCallerMinSpin;
-    if (caller_may_spin_) {
+    if (!oversubscribed_) {
       spin = std::clamp<std::chrono::nanoseconds>(2 * caller_step_time_, kCallerMinSpin,
                                                   kCallerMaxSpin);
     }
-    if (SpinUntil([this] { return BatchReady(); }, spin)) return true;
+    if (SpinUntil([this] { return BatchReady(); }, spin, oversubscribed_)) return true;
     caller_waiting_.store(true, std::memory_order_seq_cst);
     std::unique_lock<std::mutex> lock(caller_mutex_);
     bool ready = caller_cv_.wait_until(lock, deadline, [this] { return BatchReady(); });

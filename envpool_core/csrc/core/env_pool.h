@@ -138,9 +138,9 @@ class EnvPool {
   alignas(64) std::atomic<std::uint32_t> work_epoch_{0};
   alignas(64) std::atomic<int> sleeping_workers_{0};
   alignas(64) std::atomic<bool> caller_waiting_{false};
-  // The caller may spin for a whole env step only when each stepper (workers
-  // and caller) has a core: else it would take the core of a worker it waits for.
-  bool caller_may_spin_;
+  // More steppers (workers and the caller) than cores: a thread that spins may
+  // hold the core of the one it waits for, so spins yield and the caller's is short.
+  bool oversubscribed_;
   // How long the caller's own env steps took, on average (caller thread only).
   std::chrono::nanoseconds caller_step_time_{0};
   std::mutex caller_mutex_;
