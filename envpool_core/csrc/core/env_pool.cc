@@ -17,15 +17,21 @@ namespace envpool_core {
 
 namespace {
 
-// Spinning before sleeping keeps latency low when steps arrive back to back;
-// the bound keeps idle workers from stealing a core from the caller for long.
-constexpr std::chrono::microseconds kWorkerSpin{60};
-// When the caller runs out of envs to step, what is left of its batch is being
-// stepped by the workers, each env at most a step away: it spins for about two
-// of its own steps (within these bounds) before it sleeps, since waking a
-// sleeping thread takes tens of µs on a VM, a tenth of a MuJoCo step.
-constexpr std::chrono::microseconds kCallerMinSpin{30};
-constexpr std::chrono::microseconds kCallerMaxSpin{2000};
+// A thread that runs out of envs to step spins before it sleeps: waking a
+// sleeping thread costs the waker a system call and the sleeper tens of µs on
+// a VM, and a worker's next env may be only a step away. When the caller runs
+// dry, the rest of its batch is being stepped by the workers, each env at most
+// a step from done; when a worker runs dry, the next batch comes after the
+// last env of this one (a step away) and the caller's Python. So both spin for
+// about two env steps (as the caller measures them), within these bounds; with
+// more steppers than cores, for the minimum only, yielding the core.
+constexpr std::chrono::microseconds kMinSpin{60};
+constexpr std::chrono::microseconds kMaxSpin{2000};
+
+std::chrono::nanoseconds SpinBudget(std::chrono::nanoseconds step_time, bool oversubscribed) {
+  if (oversubscribed) return kMinSpin;
+  return std::clamp<std::chrono::nanoseconds>(2 * step_time, kMinSpin, kMaxSpin);
+}
 // Control tokens: stop, and kFirstRenderToken - i for frame i of the render()
 // in progress.
 constexpr int kStopToken = -1;
@@ -58,7 +64,8 @@ EnvPool::EnvPool(const TaskDef& task, EnvSpec spec, void (*release_action)(void*
       release_action_(release_action),
       env_queues_(is_sync() ? num_threads_ + 1 : 1, static_cast<std::size_t>(num_envs_)),
       control_(static_cast<std::size_t>(num_envs_ + num_threads_)),
-      oversubscribed_(static_cast<unsigned>(num_threads_) >= std::thread::hardware_concurrency()) {
+      oversubscribed_(static_cast<unsigned>(num_threads_) >= std::thread::hardware_concurrency()),
+      spin_ns_(std::chrono::nanoseconds(kMinSpin).count()) {
   // Build the envs in parallel: some (Atari ROMs, MuJoCo models) take milliseconds each.
   const std::vector<std::int64_t>& seeds = spec_.config.GetIntList("seed");
   std::atomic<int> next{0};
@@ -208,7 +215,9 @@ void EnvPool::WorkerLoop(int worker_index) {
   for (;;) {
     int id;
     bool control;
-    bool got = SpinUntil([&] { return pop(&id, &control); }, kWorkerSpin, oversubscribed_);
+    bool got = SpinUntil([&] { return pop(&id, &control); },
+                         std::chrono::nanoseconds(spin_ns_.load(std::memory_order_relaxed)),
+                         oversubscribed_);
     if (!got) {
       std::uint32_t epoch = work_epoch_.load(std::memory_order_acquire);
       got = pop(&id, &control);
@@ -316,18 +325,18 @@ bool EnvPool::WaitForBatch(std::chrono::microseconds timeout) {
       RunEnv(id, num_threads_);
       auto after = std::chrono::steady_clock::now();
       caller_step_time_ += (after - now - caller_step_time_) / 8;
+      spin_ns_.store(SpinBudget(caller_step_time_, oversubscribed_).count(),
+                     std::memory_order_relaxed);
       now = after;
       // Return now and then even while there is work, so Ctrl-C stays responsive.
       if (now >= deadline) return BatchReady();
       continue;
     }
     // The queues stay empty from here on: only this thread fills them.
-    std::chrono::nanoseconds spin = kCallerMinSpin;
-    if (!oversubscribed_) {
-      spin = std::clamp<std::chrono::nanoseconds>(2 * caller_step_time_, kCallerMinSpin,
-                                                  kCallerMaxSpin);
+    if (SpinUntil([this] { return BatchReady(); },
+                  SpinBudget(caller_step_time_, oversubscribed_), oversubscribed_)) {
+      return true;
     }
-    if (SpinUntil([this] { return BatchReady(); }, spin, oversubscribed_)) return true;
     caller_waiting_.store(true, std::memory_order_seq_cst);
     std::unique_lock<std::mutex> lock(caller_mutex_);
     bool ready = caller_cv_.wait_until(lock, deadline, [this] { return BatchReady(); });

@@ -139,10 +139,13 @@ class EnvPool {
   alignas(64) std::atomic<int> sleeping_workers_{0};
   alignas(64) std::atomic<bool> caller_waiting_{false};
   // More steppers (workers and the caller) than cores: a thread that spins may
-  // hold the core of the one it waits for, so spins yield and the caller's is short.
+  // hold the core of the one it waits for, so spins yield and stay short.
   bool oversubscribed_;
   // How long the caller's own env steps took, on average (caller thread only).
   std::chrono::nanoseconds caller_step_time_{0};
+  // How long a thread that runs out of work spins before it sleeps, in ns: set
+  // by the caller from caller_step_time_ (see SpinBudget in env_pool.cc).
+  alignas(64) std::atomic<std::int64_t> spin_ns_;
   std::mutex caller_mutex_;
   std::condition_variable caller_cv_;
   bool closed_ = false;
