@@ -17,23 +17,12 @@ namespace envpool_core {
 
 namespace {
 
-// A thread that runs out of envs to step spins before it sleeps: waking a
-// sleeping thread costs the waker a system call and the sleeper tens of µs on
-// a VM, and a worker's next env may be only a step away. When the caller runs
-// dry, the rest of its batch is being stepped by the workers, each env at most
-// a step from done; when a worker runs dry, the next batch comes after the
-// last env of this one (a step away) and the caller's Python. So both spin for
-// about two env steps (as the caller measures them), within these bounds; with
-// more steppers than cores, for the minimum only, yielding the core.
-constexpr std::chrono::microseconds kMinSpin{60};
-constexpr std::chrono::microseconds kMaxSpin{2000};
-
-std::chrono::nanoseconds SpinBudget(std::chrono::nanoseconds step_time, bool oversubscribed) {
-  if (oversubscribed) return kMinSpin;
-  return std::clamp<std::chrono::nanoseconds>(2 * step_time, kMinSpin, kMaxSpin);
-}
-// Control tokens: stop, and kFirstRenderToken - i for frame i of the render()
-// in progress.
+// Spinning before sleeping keeps latency low when steps arrive back to back;
+// the bound keeps idle workers from stealing a core from the caller for long.
+constexpr int kWorkerSpins = 2000;
+constexpr int kCallerSpins = 1000;
+// Queue items: env ids (>= 0) to step, the stop token, and render tokens
+// kFirstRenderToken - i for frame i of the render() in progress.
 constexpr int kStopToken = -1;
 constexpr int kFirstRenderToken = -2;
 
@@ -62,10 +51,7 @@ EnvPool::EnvPool(const TaskDef& task, EnvSpec spec, void (*release_action)(void*
       in_flight_(static_cast<std::size_t>(num_envs_), false),
       action_records_(static_cast<std::size_t>(num_envs_) + 1),
       release_action_(release_action),
-      env_queues_(is_sync() ? num_threads_ + 1 : 1, static_cast<std::size_t>(num_envs_)),
-      control_(static_cast<std::size_t>(num_envs_ + num_threads_)),
-      oversubscribed_(static_cast<unsigned>(num_threads_) >= std::thread::hardware_concurrency()),
-      spin_ns_(std::chrono::nanoseconds(kMinSpin).count()) {
+      queue_(static_cast<std::size_t>(num_envs_ + num_threads_)) {
   // Build the envs in parallel: some (Atari ROMs, MuJoCo models) take milliseconds each.
   const std::vector<std::int64_t>& seeds = spec_.config.GetIntList("seed");
   std::atomic<int> next{0};
@@ -89,10 +75,6 @@ EnvPool::EnvPool(const TaskDef& task, EnvSpec spec, void (*release_action)(void*
     for (auto& b : builders) b.join();
   }
   if (error) std::rethrow_exception(error);
-  // Spread the first steps over the steppers, env 0 on the caller's queue.
-  for (int i = 0; i < num_envs_; ++i) {
-    envs_[static_cast<std::size_t>(i)].home = (i + num_threads_) % (num_threads_ + 1);
-  }
 
   for (auto& slot : ring_) {
     slot.block = blocks_->Acquire();
@@ -186,7 +168,7 @@ void EnvPool::Enqueue(const std::int32_t* ids, int n) {
     ring_[0].expected.store(static_cast<int>(sent_in_block_), std::memory_order_release);
   }
   for (int i = 0; i < n; ++i) {
-    env_queues_.Push(envs_[static_cast<std::size_t>(ids[i])].home, ids[i]);
+    queue_.Push(ids[i]);
   }
   // In sync mode the caller steps envs itself while it waits in recv(), so one
   // item is left to it: a single-env step then costs no thread wake-up at all.
@@ -205,22 +187,17 @@ void EnvPool::WakeWorkers(int n) {
   }
 }
 
-void EnvPool::WorkerLoop(int worker_index) {
-  // Control tokens first: a render() waits for its frames while envs may be in
-  // flight.
-  auto pop = [&](int* id, bool* control) {
-    *control = control_.TryPop(id);
-    return *control || env_queues_.Pop(worker_index, id);
-  };
+void EnvPool::WorkerLoop(int /*worker_index*/) {
   for (;;) {
     int id;
-    bool control;
-    bool got = SpinUntil([&] { return pop(&id, &control); },
-                         std::chrono::nanoseconds(spin_ns_.load(std::memory_order_relaxed)),
-                         oversubscribed_);
+    bool got = queue_.TryPop(&id);
+    for (int i = 0; !got && i < kWorkerSpins; ++i) {
+      CpuRelax();
+      got = queue_.TryPop(&id);
+    }
     if (!got) {
       std::uint32_t epoch = work_epoch_.load(std::memory_order_acquire);
-      got = pop(&id, &control);
+      got = queue_.TryPop(&id);
       if (!got) {
         sleeping_workers_.fetch_add(1, std::memory_order_seq_cst);
         if (work_epoch_.load(std::memory_order_seq_cst) == epoch) work_epoch_.wait(epoch);
@@ -228,23 +205,17 @@ void EnvPool::WorkerLoop(int worker_index) {
         continue;
       }
     }
-    if (!control) {
-      RunEnv(id, worker_index);
-    } else if (id == kStopToken) {
-      // Envs already queued are stepped before the workers go.
-      while (env_queues_.Pop(worker_index, &id)) RunEnv(id, worker_index);
-      return;
-    } else {
+    if (id < 0) {  // the one test an env id pays, as it paid for the stop token alone
+      if (id == kStopToken) return;
       RenderOne(kFirstRenderToken - id);
+      continue;
     }
+    RunEnv(id);
   }
 }
 
-void EnvPool::RunEnv(int env_id, int stepper) {
+void EnvPool::RunEnv(int env_id) {
   EnvSlot& slot = envs_[static_cast<std::size_t>(env_id)];
-  // Read by the caller's next Send() of this env, after it has taken the batch
-  // that this row's done count below completes.
-  slot.home = stepper;
   // Async mode: acq_rel chains the claims, so whoever claims a row of block B
   // sees the caller's TakeBatch() of the block that last used B's ring slot (some
   // claim up to B's was for an env sent after that TakeBatch()).
@@ -317,25 +288,18 @@ void EnvPool::CheckRecvPossible() const {
 }
 
 bool EnvPool::WaitForBatch(std::chrono::microseconds timeout) {
-  auto now = std::chrono::steady_clock::now();
-  auto deadline = now + timeout;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
   int id;
   while (!BatchReady()) {
-    if (env_queues_.Pop(num_threads_, &id)) {
-      RunEnv(id, num_threads_);
-      auto after = std::chrono::steady_clock::now();
-      caller_step_time_ += (after - now - caller_step_time_) / 8;
-      spin_ns_.store(SpinBudget(caller_step_time_, oversubscribed_).count(),
-                     std::memory_order_relaxed);
-      now = after;
+    if (queue_.TryPop(&id)) {
+      RunEnv(id);
       // Return now and then even while there is work, so Ctrl-C stays responsive.
-      if (now >= deadline) return BatchReady();
+      if (std::chrono::steady_clock::now() >= deadline) return BatchReady();
       continue;
     }
-    // The queues stay empty from here on: only this thread fills them.
-    if (SpinUntil([this] { return BatchReady(); },
-                  SpinBudget(caller_step_time_, oversubscribed_), oversubscribed_)) {
-      return true;
+    for (int i = 0; i < kCallerSpins; ++i) {
+      if (BatchReady()) return true;
+      CpuRelax();
     }
     caller_waiting_.store(true, std::memory_order_seq_cst);
     std::unique_lock<std::mutex> lock(caller_mutex_);
@@ -391,7 +355,7 @@ void EnvPool::Render(const std::int32_t* ids, int n, std::uint8_t* out) {
   render_out_ = out;
   render_error_ = nullptr;
   render_pending_.store(n, std::memory_order_relaxed);
-  for (int i = 0; i < n; ++i) control_.Push(kFirstRenderToken - i);
+  for (int i = 0; i < n; ++i) queue_.Push(kFirstRenderToken - i);
   // Workers render, the caller waits: each thread that renders keeps an OpenGL
   // context, and the workers' contexts go away with the pool.
   WakeWorkers(n);
@@ -418,7 +382,7 @@ void EnvPool::RenderOne(int index) {
 
 void EnvPool::StopWorkers() {
   if (workers_.empty()) return;
-  for (int t = 0; t < num_threads_; ++t) control_.Push(kStopToken);
+  for (int t = 0; t < num_threads_; ++t) queue_.Push(kStopToken);
   work_epoch_.fetch_add(1, std::memory_order_seq_cst);
   work_epoch_.notify_all();
   for (auto& w : workers_) w.join();

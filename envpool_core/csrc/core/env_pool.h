@@ -1,12 +1,8 @@
 // The engine: a pool of envs stepped by worker threads into output blocks.
 //
-//   Send(actions, ids) -> StepperQueues -> workers (and the waiting caller)
-//   step envs, each writing straight into a row of the current output block ->
+//   Send(actions, ids) -> EnvIdQueue -> workers (and the waiting caller) step
+//   envs, each writing straight into a row of the current output block ->
 //   WaitForBatch() / TakeBatch() hand the filled block to the caller.
-//
-// In sync mode each env is queued on the stepper that stepped it last (see
-// stepper_queues.h); the caller is stepper num_threads, the workers
-// 0..num_threads-1. Async mode has one queue for all.
 //
 // Sync mode (batch_size == num_envs): rows come back in the order the ids were
 // sent; a subset of ids may be sent. Async mode (batch_size < num_envs): a batch
@@ -32,7 +28,6 @@
 #include "core/env.h"
 #include "core/env_id_queue.h"
 #include "core/output_block.h"
-#include "core/stepper_queues.h"
 #include "core/task_registry.h"
 
 namespace envpool_core {
@@ -91,7 +86,6 @@ class EnvPool {
     const std::uint8_t* action = nullptr;  // null: reset requested
     std::int64_t claim = 0;                // sync mode: global row index
     int action_record = -1;
-    int home = 0;  // the stepper whose queue it joins: the last to step it
     std::int32_t elapsed_step = 0;
     bool needs_reset = true;
   };
@@ -108,7 +102,7 @@ class EnvPool {
   void CheckIds(const std::int32_t* ids, int n, const char* what) const;
   void Enqueue(const std::int32_t* ids, int n);
   void WorkerLoop(int worker_index);
-  void RunEnv(int env_id, int stepper);
+  void RunEnv(int env_id);
   void RenderOne(int index);
   bool BatchReady() const;
   void WakeWorkers(int n);
@@ -131,21 +125,12 @@ class EnvPool {
   std::vector<int> active_records_;
   void (*release_action_)(void*);
 
-  StepperQueues env_queues_;
-  EnvIdQueue control_;  // stop and render tokens, for workers only
+  EnvIdQueue queue_;
   std::vector<std::thread> workers_;
   std::atomic<bool> stop_{false};
   alignas(64) std::atomic<std::uint32_t> work_epoch_{0};
   alignas(64) std::atomic<int> sleeping_workers_{0};
   alignas(64) std::atomic<bool> caller_waiting_{false};
-  // More steppers (workers and the caller) than cores: a thread that spins may
-  // hold the core of the one it waits for, so spins yield and stay short.
-  bool oversubscribed_;
-  // How long the caller's own env steps took, on average (caller thread only).
-  std::chrono::nanoseconds caller_step_time_{0};
-  // How long a thread that runs out of work spins before it sleeps, in ns: set
-  // by the caller from caller_step_time_ (see SpinBudget in env_pool.cc).
-  alignas(64) std::atomic<std::int64_t> spin_ns_;
   std::mutex caller_mutex_;
   std::condition_variable caller_cv_;
   bool closed_ = false;

@@ -8,8 +8,7 @@
 // - every row of every batch is written once by the env it names: ids in a
 //   batch are distinct, and each env's elapsed_step goes up by one per step
 //   (0 after a done), so a row claimed twice or left stale shows up;
-// - sync mode: rows in the order sent, every env served every time, while envs
-//   move between the threads' queues (stealing);
+// - sync mode: rows in the order sent, every env served every time;
 // - async mode: every env is served in proportion (within kFairness of the mean
 //   count) and in the last quarter of the run, so an env lost mid-run or
 //   starved fails even while the others keep batches completing.
@@ -119,8 +118,7 @@ int main() {
   Run(8, 8, 1, 2000);
   Run(8, 8, 3, 2000);
   Run(1, 1, 2, 2000);
-  // Sync mode queues each env on the thread that stepped it last and idle
-  // threads steal: with more threads than cores, envs change hands all the time.
+  // Sync mode with more threads than cores: envs change threads all the time.
   Run(16, 16, 3, 20000);
   Run(7, 7, 4, 20000);
   // Async runs long enough (a second or more) that a preempted worker cannot
