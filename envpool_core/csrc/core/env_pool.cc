@@ -51,7 +51,7 @@ EnvPool::EnvPool(const TaskDef& task, EnvSpec spec, void (*release_action)(void*
       in_flight_(static_cast<std::size_t>(num_envs_), false),
       action_records_(static_cast<std::size_t>(num_envs_) + 1),
       release_action_(release_action),
-      env_queues_(is_sync() ? num_threads_ + 1 : num_threads_, static_cast<std::size_t>(num_envs_)),
+      env_queues_(is_sync() ? 1 : num_threads_, static_cast<std::size_t>(num_envs_)),
       control_(static_cast<std::size_t>(num_envs_ + num_threads_)) {
   // Build the envs in parallel: some (Atari ROMs, MuJoCo models) take milliseconds each.
   const std::vector<std::int64_t>& seeds = spec_.config.GetIntList("seed");
@@ -76,11 +76,8 @@ EnvPool::EnvPool(const TaskDef& task, EnvSpec spec, void (*release_action)(void*
     for (auto& b : builders) b.join();
   }
   if (error) std::rethrow_exception(error);
-  // Spread the first steps over the steppers; in sync mode env 0 is the caller's.
-  for (int i = 0; i < num_envs_; ++i) {
-    envs_[static_cast<std::size_t>(i)].home =
-        is_sync() ? (i + num_threads_) % (num_threads_ + 1) : i % num_threads_;
-  }
+  // Spread the first steps over the workers.
+  for (int i = 0; i < num_envs_; ++i) envs_[static_cast<std::size_t>(i)].home = i % num_threads_;
 
   for (auto& slot : ring_) {
     slot.block = blocks_->Acquire();
@@ -233,9 +230,9 @@ void EnvPool::WorkerLoop(int worker_index) {
 void EnvPool::RunEnv(int env_id, int stepper) {
   EnvSlot& slot = envs_[static_cast<std::size_t>(env_id)];
   // Read by the caller's next Send() of this env, after it has taken the batch
-  // that this row's done count below completes. In async mode the caller steps
-  // envs only while it waits in recv(), so an env it steps keeps its worker.
-  if (is_sync() || stepper < num_threads_) slot.home = stepper;
+  // that this row's done count below completes. The caller steps envs only
+  // while it waits in recv(), so an env it steps keeps its worker.
+  if (stepper < num_threads_) slot.home = stepper;
   // Async mode: acq_rel chains the claims, so whoever claims a row of block B
   // sees the caller's TakeBatch() of the block that last used B's ring slot (some
   // claim up to B's was for an env sent after that TakeBatch()).

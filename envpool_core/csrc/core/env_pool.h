@@ -4,9 +4,9 @@
 //   step envs, each writing straight into a row of the current output block ->
 //   WaitForBatch() / TakeBatch() hand the filled block to the caller.
 //
-// Each env is queued on the stepper that stepped it last (see stepper_queues.h);
-// the caller is stepper num_threads, the workers 0..num_threads-1. In async mode
-// only workers are homes: the caller steals while it waits in recv().
+// Async mode: each env is queued on the worker that stepped it last (see
+// stepper_queues.h; workers are steppers 0..num_threads-1, the caller, which
+// only steals, is stepper num_threads). Sync mode: one queue for all.
 //
 // Sync mode (batch_size == num_envs): rows come back in the order the ids were
 // sent; a subset of ids may be sent. Async mode (batch_size < num_envs): a batch
@@ -91,7 +91,7 @@ class EnvPool {
     const std::uint8_t* action = nullptr;  // null: reset requested
     std::int64_t claim = 0;                // sync mode: global row index
     int action_record = -1;
-    int home = 0;  // the stepper whose queue it joins: the last to step it
+    int home = 0;  // async mode: the worker whose queue it joins, the last to step it
     std::int32_t elapsed_step = 0;
     bool needs_reset = true;
   };

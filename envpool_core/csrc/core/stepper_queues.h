@@ -8,11 +8,12 @@
 // is idle, and homes follow the steppers that have time to spare: the split of
 // envs between steppers settles where each is busy.
 //
-// Stepper s owns queue s mod the number of queues: in async mode there is one
-// queue per worker and the caller (stepper num_threads) starts at the first.
-// The caller is no home there: it steps only while it waits in recv(), so envs
-// queued on it would wait while the workers serve their own (they starved in
-// tests/test_engine.py's fairness test).
+// Stepper s owns queue s mod the number of queues. The pool uses one queue per
+// worker in async mode; the caller (stepper num_threads) is no home: it steps
+// only while it waits in recv(), so envs queued on it would wait while the
+// workers serve their own (they starved in tests/test_engine.py's fairness
+// test). In sync mode the pool has one queue, as homes measured 0.91x on
+// Humanoid-v5 16,16,1 (benchmark/results/mujoco_ceiling.md).
 #pragma once
 
 #include <cstddef>
