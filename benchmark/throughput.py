@@ -18,6 +18,14 @@ each figure is the median over rounds, with the min and max. A last table
 compares each system's best setting with envpool_core's, also round by round.
 Steps/s counts env steps (one per env per step call); the EnvPool paper's FPS
 is steps/s x frame_skip.
+
+To compare builds of envpool_core in one run, `--builds NAME=DIR` adds a system NAME: the
+envpool_core found in DIR (a `pip install --target DIR` of another checkout, or the
+site-packages of the installed one), measured like envpool_core but in a process of its own:
+
+    python benchmark/throughput.py --task Ant-v4 --settings 16,8,1 \
+        --builds main=$(python -c 'import site; print(site.getsitepackages()[0])') \
+        branch=/tmp/site-branch --systems main branch ceiling
 """
 
 from __future__ import annotations
@@ -254,6 +262,43 @@ def measure(system: str, task: str, setting: tuple[int, int, int], seconds: floa
         close()
 
 
+def _build_worker(site: str, system: str, task: str, setting: tuple[int, int, int],
+                  seconds: float, extra: dict[str, Any], out: Any) -> None:
+    import sys
+
+    sys.path.insert(0, site)  # before any envpool_core on the parent's path
+    cpu: list[float] = []
+    out.put((measure(system, task, setting, seconds, extra, cpu), cpu[0]))
+
+
+def measure_build(site: str, task: str, setting: tuple[int, int, int], seconds: float,
+                  extra: dict[str, Any], cpu_out: list[float] | None = None) -> float:
+    """`measure("envpool_core", ...)` with the envpool_core found in `site`, in a fresh process."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    out = ctx.Queue()
+    proc = ctx.Process(target=_build_worker,
+                       args=(site, "envpool_core", task, setting, seconds, extra, out))
+    proc.start()
+    steps_per_s, cpu = out.get()
+    proc.join()
+    if cpu_out is not None:
+        cpu_out.append(cpu)
+    return steps_per_s
+
+
+def parse_build(text: str) -> tuple[str, str]:
+    """'NAME=DIR' -> (NAME, DIR), DIR holding an envpool_core package."""
+    name, sep, site = text.partition("=")
+    if not sep or not name or name in SYSTEMS:
+        raise argparse.ArgumentTypeError(
+            f"build {text!r} must be NAME=DIR with NAME not one of {SYSTEMS}")
+    if not os.path.isdir(os.path.join(site, "envpool_core")):
+        raise argparse.ArgumentTypeError(f"build {text!r}: no envpool_core package in {site!r}")
+    return name, site
+
+
 def machine() -> dict[str, Any]:
     """CPU model, core count and versions, for the record."""
     cpu = platform.processor()
@@ -305,13 +350,19 @@ def main() -> None:
     parser.add_argument("--task", default="CartPole-v1")
     parser.add_argument("--settings", nargs="+", type=parse_setting,
                         default=[(8, 8, 2), (1, 1, 1)])
-    parser.add_argument("--systems", nargs="+", choices=SYSTEMS,
-                        default=["envpool_core", "envpool"])
+    parser.add_argument("--builds", nargs="+", type=parse_build, default=[],
+                        metavar="NAME=DIR", help="envpool_core builds to add as systems NAME")
+    parser.add_argument("--systems", nargs="+", default=["envpool_core", "envpool"],
+                        help=f"from {SYSTEMS} and the --builds names")
     parser.add_argument("--seconds", type=float, default=2.0, help="per measurement")
     parser.add_argument("--repeats", type=int, default=3, help="rounds over every measurement")
     parser.add_argument("--frame-skip", type=int, default=1, help="FPS = steps/s x this")
     parser.add_argument("--json", help="also write raw results here")
     args = parser.parse_args()
+    builds = dict(args.builds)
+    unknown = [s for s in args.systems if s not in SYSTEMS and s not in builds]
+    if unknown:
+        parser.error(f"unknown systems {unknown}; choose from {SYSTEMS} and the --builds names")
 
     keys = [",".join(map(str, setting)) for setting in args.settings]
     results = {key: {s: [] for s in args.systems} for key in keys}
@@ -321,11 +372,16 @@ def main() -> None:
     order = [(key, setting, system) for key, setting in zip(keys, args.settings, strict=True)
              for system in args.systems]
     rng = random.Random(0)
+    load_start = os.getloadavg()
     for _ in range(args.repeats):
         rng.shuffle(order)
         for key, setting, system in order:
-            results[key][system].append(
-                measure(system, args.task, setting, args.seconds, {}, cpu[key][system]))
+            if system in builds:
+                value = measure_build(builds[system], args.task, setting, args.seconds, {},
+                                      cpu[key][system])
+            else:
+                value = measure(system, args.task, setting, args.seconds, {}, cpu[key][system])
+            results[key][system].append(value)
 
     base = "envpool" if "envpool" in args.systems else args.systems[-1]
     print(f"\n{args.task}, steps/s (median of {args.repeats}, min-max), machine: "
@@ -339,11 +395,13 @@ def main() -> None:
             print(f"| {key} | {system} | {med:,.0f} ({min(values):,.0f}-{max(values):,.0f}) | "
                   f"{med * args.frame_skip:,.0f} | {med / ref:.2f}x | "
                   f"{statistics.median(cpu[key][system]):,.0f} |")
-    # envpool_core against every other system, and the ceiling against the real systems.
-    pairs = [(ours, other) for ours in ("envpool_core", "ceiling") for other in args.systems
-             if ours in args.systems and other not in (ours, "envpool_core", "ceiling")]
-    if {"envpool_core", "ceiling"} <= set(args.systems):
-        pairs.insert(0, ("envpool_core", "ceiling"))
+    # Each envpool_core build against the ceiling and the builds before it, then envpool_core
+    # and the ceiling against every other system.
+    cores = [s for s in ("envpool_core", *builds) if s in args.systems]
+    pairs = [(ours, other) for i, ours in enumerate(cores)
+             for other in ("ceiling", *cores[:i]) if other in args.systems]
+    pairs += [(ours, other) for ours in ("envpool_core", "ceiling") for other in args.systems
+              if ours in args.systems and other not in (ours, "ceiling", *cores)]
     comparisons = [best_vs_best(results, ours, other) for ours, other in pairs]
     if comparisons:
         print("\nBest setting vs best setting:\n")
@@ -358,6 +416,8 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"task": args.task, "machine": machine(), "seconds": args.seconds,
+                       "builds": builds, "load_average": {"start": load_start,
+                                                          "end": os.getloadavg()},
                        "results": results, "cpu_us_per_step": cpu,
                        "best_vs_best": comparisons}, f, indent=2)
 

@@ -21,8 +21,8 @@ namespace {
 // the bound keeps idle workers from stealing a core from the caller for long.
 constexpr int kWorkerSpins = 2000;
 constexpr int kCallerSpins = 1000;
-// Queue items: env ids (>= 0) to step, the stop token, and render tokens
-// kFirstRenderToken - i for frame i of the render() in progress.
+// Control tokens: stop, and kFirstRenderToken - i for frame i of the render()
+// in progress.
 constexpr int kStopToken = -1;
 constexpr int kFirstRenderToken = -2;
 
@@ -51,7 +51,8 @@ EnvPool::EnvPool(const TaskDef& task, EnvSpec spec, void (*release_action)(void*
       in_flight_(static_cast<std::size_t>(num_envs_), false),
       action_records_(static_cast<std::size_t>(num_envs_) + 1),
       release_action_(release_action),
-      queue_(static_cast<std::size_t>(num_envs_ + num_threads_)) {
+      env_queues_(is_sync() ? 1 : num_threads_, static_cast<std::size_t>(num_envs_)),
+      control_(static_cast<std::size_t>(num_envs_ + num_threads_)) {
   // Build the envs in parallel: some (Atari ROMs, MuJoCo models) take milliseconds each.
   const std::vector<std::int64_t>& seeds = spec_.config.GetIntList("seed");
   std::atomic<int> next{0};
@@ -75,6 +76,8 @@ EnvPool::EnvPool(const TaskDef& task, EnvSpec spec, void (*release_action)(void*
     for (auto& b : builders) b.join();
   }
   if (error) std::rethrow_exception(error);
+  // Spread the first steps over the workers.
+  for (int i = 0; i < num_envs_; ++i) envs_[static_cast<std::size_t>(i)].home = i % num_threads_;
 
   for (auto& slot : ring_) {
     slot.block = blocks_->Acquire();
@@ -168,7 +171,7 @@ void EnvPool::Enqueue(const std::int32_t* ids, int n) {
     ring_[0].expected.store(static_cast<int>(sent_in_block_), std::memory_order_release);
   }
   for (int i = 0; i < n; ++i) {
-    queue_.Push(ids[i]);
+    env_queues_.Push(envs_[static_cast<std::size_t>(ids[i])].home, ids[i]);
   }
   // In sync mode the caller steps envs itself while it waits in recv(), so one
   // item is left to it: a single-env step then costs no thread wake-up at all.
@@ -187,17 +190,24 @@ void EnvPool::WakeWorkers(int n) {
   }
 }
 
-void EnvPool::WorkerLoop(int /*worker_index*/) {
+void EnvPool::WorkerLoop(int worker_index) {
+  // Control tokens first: a render() waits for its frames while envs may be in
+  // flight.
+  auto pop = [&](int* id, bool* control) {
+    *control = control_.TryPop(id);
+    return *control || env_queues_.Pop(worker_index, id);
+  };
   for (;;) {
     int id;
-    bool got = queue_.TryPop(&id);
+    bool control;
+    bool got = pop(&id, &control);
     for (int i = 0; !got && i < kWorkerSpins; ++i) {
       CpuRelax();
-      got = queue_.TryPop(&id);
+      got = pop(&id, &control);
     }
     if (!got) {
       std::uint32_t epoch = work_epoch_.load(std::memory_order_acquire);
-      got = queue_.TryPop(&id);
+      got = pop(&id, &control);
       if (!got) {
         sleeping_workers_.fetch_add(1, std::memory_order_seq_cst);
         if (work_epoch_.load(std::memory_order_seq_cst) == epoch) work_epoch_.wait(epoch);
@@ -205,17 +215,24 @@ void EnvPool::WorkerLoop(int /*worker_index*/) {
         continue;
       }
     }
-    if (id < 0) {  // the one test an env id pays, as it paid for the stop token alone
-      if (id == kStopToken) return;
+    if (!control) {
+      RunEnv(id, worker_index);
+    } else if (id == kStopToken) {
+      // Envs already queued are stepped before the workers go.
+      while (env_queues_.Pop(worker_index, &id)) RunEnv(id, worker_index);
+      return;
+    } else {
       RenderOne(kFirstRenderToken - id);
-      continue;
     }
-    RunEnv(id);
   }
 }
 
-void EnvPool::RunEnv(int env_id) {
+void EnvPool::RunEnv(int env_id, int stepper) {
   EnvSlot& slot = envs_[static_cast<std::size_t>(env_id)];
+  // Read by the caller's next Send() of this env, after it has taken the batch
+  // that this row's done count below completes. The caller steps envs only
+  // while it waits in recv(), so an env it steps keeps its worker.
+  if (stepper < num_threads_) slot.home = stepper;
   // Async mode: acq_rel chains the claims, so whoever claims a row of block B
   // sees the caller's TakeBatch() of the block that last used B's ring slot (some
   // claim up to B's was for an env sent after that TakeBatch()).
@@ -291,8 +308,8 @@ bool EnvPool::WaitForBatch(std::chrono::microseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   int id;
   while (!BatchReady()) {
-    if (queue_.TryPop(&id)) {
-      RunEnv(id);
+    if (env_queues_.Pop(num_threads_, &id)) {
+      RunEnv(id, num_threads_);
       // Return now and then even while there is work, so Ctrl-C stays responsive.
       if (std::chrono::steady_clock::now() >= deadline) return BatchReady();
       continue;
@@ -355,7 +372,7 @@ void EnvPool::Render(const std::int32_t* ids, int n, std::uint8_t* out) {
   render_out_ = out;
   render_error_ = nullptr;
   render_pending_.store(n, std::memory_order_relaxed);
-  for (int i = 0; i < n; ++i) queue_.Push(kFirstRenderToken - i);
+  for (int i = 0; i < n; ++i) control_.Push(kFirstRenderToken - i);
   // Workers render, the caller waits: each thread that renders keeps an OpenGL
   // context, and the workers' contexts go away with the pool.
   WakeWorkers(n);
@@ -382,7 +399,7 @@ void EnvPool::RenderOne(int index) {
 
 void EnvPool::StopWorkers() {
   if (workers_.empty()) return;
-  for (int t = 0; t < num_threads_; ++t) queue_.Push(kStopToken);
+  for (int t = 0; t < num_threads_; ++t) control_.Push(kStopToken);
   work_epoch_.fetch_add(1, std::memory_order_seq_cst);
   work_epoch_.notify_all();
   for (auto& w : workers_) w.join();

@@ -1,8 +1,12 @@
 // The engine: a pool of envs stepped by worker threads into output blocks.
 //
-//   Send(actions, ids) -> EnvIdQueue -> workers (and the waiting caller) step
-//   envs, each writing straight into a row of the current output block ->
+//   Send(actions, ids) -> StepperQueues -> workers (and the waiting caller)
+//   step envs, each writing straight into a row of the current output block ->
 //   WaitForBatch() / TakeBatch() hand the filled block to the caller.
+//
+// Async mode: each env is queued on the worker that stepped it last (see
+// stepper_queues.h; workers are steppers 0..num_threads-1, the caller, which
+// only steals, is stepper num_threads). Sync mode: one queue for all.
 //
 // Sync mode (batch_size == num_envs): rows come back in the order the ids were
 // sent; a subset of ids may be sent. Async mode (batch_size < num_envs): a batch
@@ -28,6 +32,7 @@
 #include "core/env.h"
 #include "core/env_id_queue.h"
 #include "core/output_block.h"
+#include "core/stepper_queues.h"
 #include "core/task_registry.h"
 
 namespace envpool_core {
@@ -86,6 +91,7 @@ class EnvPool {
     const std::uint8_t* action = nullptr;  // null: reset requested
     std::int64_t claim = 0;                // sync mode: global row index
     int action_record = -1;
+    int home = 0;  // async mode: the worker whose queue it joins, the last to step it
     std::int32_t elapsed_step = 0;
     bool needs_reset = true;
   };
@@ -102,7 +108,7 @@ class EnvPool {
   void CheckIds(const std::int32_t* ids, int n, const char* what) const;
   void Enqueue(const std::int32_t* ids, int n);
   void WorkerLoop(int worker_index);
-  void RunEnv(int env_id);
+  void RunEnv(int env_id, int stepper);
   void RenderOne(int index);
   bool BatchReady() const;
   void WakeWorkers(int n);
@@ -125,7 +131,8 @@ class EnvPool {
   std::vector<int> active_records_;
   void (*release_action_)(void*);
 
-  EnvIdQueue queue_;
+  StepperQueues env_queues_;
+  EnvIdQueue control_;  // stop and render tokens, for workers only
   std::vector<std::thread> workers_;
   std::atomic<bool> stop_{false};
   alignas(64) std::atomic<std::uint32_t> work_epoch_{0};

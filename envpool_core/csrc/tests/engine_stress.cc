@@ -118,6 +118,9 @@ int main() {
   Run(8, 8, 1, 2000);
   Run(8, 8, 3, 2000);
   Run(1, 1, 2, 2000);
+  // Sync mode with more threads than cores: envs change threads all the time.
+  Run(16, 16, 3, 20000);
+  Run(7, 7, 4, 20000);
   // Async runs long enough (a second or more) that a preempted worker cannot
   // starve one env for a large part of the run.
   Run(10, 4, 3, 300000);
