@@ -6,9 +6,10 @@
   served in proportion and until the end of the run (an env lost mid-run fails it even while
   the others keep batches completing). A lost env in sync mode shows up as a hang, so the run
   has a time limit.
-- env_id_queue_test and output_block_test are unit tests of the engine's env-id queue and
-  output-block pool (wrap-around, full ring, many producers and consumers, block recycling,
-  reference counting, blocks outliving their pool).
+- env_id_queue_test, stepper_queues_test and output_block_test are unit tests of the engine's
+  env-id queue, its per-worker queues with stealing (async mode's env homes) and its
+  output-block pool (wrap-around, full ring, many producers and consumers, stealing order,
+  block recycling, reference counting, blocks outliving their pool).
 
 The sanitizer builds (docs/development.md) run the same programs.
 """
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 SOURCE = Path(__file__).resolve().parents[1] / "envpool_core"
-PROGRAMS = ["engine_stress", "env_id_queue_test", "output_block_test"]
+PROGRAMS = ["engine_stress", "env_id_queue_test", "stepper_queues_test", "output_block_test"]
 # A hang detector, not a speed test: each program takes seconds on an idle 2-core machine.
 TIME_LIMIT_S = 240
 
