@@ -313,6 +313,9 @@ def _worker_affinities(**kwargs: object) -> list[set[int]]:
             break
         time.sleep(0.01)
     env.close()
+    # A joined thread's /proc entry can outlive the join by a moment: wait for the workers'.
+    while during & _thread_ids() and time.monotonic() < deadline + 60:
+        time.sleep(0.01)
     return [affinities[tid] for tid in sorted(during - _thread_ids())]
 
 
