@@ -118,7 +118,8 @@ class Replica:
         self.elapsed += 1
         lives = self.ale.lives()
         lost = lives < self.lives
-        life_end = self.episodic_life and lost and lives > 0 and not over
+        life_end = (self.episodic_life and lost and lives > 0 and not over
+                    and self.elapsed < self.max_steps)
         terminated = over or life_end
         self.continue_game = life_end
         trunc = not terminated and self.elapsed >= self.max_steps
@@ -506,4 +507,29 @@ def test_async_pool() -> None:
         env.send(np.ones(3, np.int32), info["env_id"])
     env.recv()
     assert seen == set(range(6))
+    env.close()
+
+
+def test_every_game_end_is_reported_with_episodic_life() -> None:
+    # A game restart shows on the reset row as elapsed_step 0 (after a lost life the game goes
+    # on, and its step count with it). Each restart must follow a step that reported the game's
+    # end, as info["terminated"] (game over) or truncated, also when a life is lost on the time
+    # limit's step: the game restarts then, so that step is the game's truncation.
+    limit, num_envs = 72, 8
+    env = ep.make("Breakout-v5", num_envs=num_envs, episodic_life=True, max_episode_steps=limit,
+                  seed=2)
+    _, info = env.reset()
+    rng = np.random.default_rng(0)
+    lives, ended, game_ended = info["lives"], np.zeros(num_envs, bool), np.zeros(num_envs, bool)
+    restarts = lives_lost_at_limit = 0
+    for _ in range(1500):
+        _, _, terminated, truncated, info = env.step(rng.integers(0, 4, num_envs, np.int32))
+        restarted = ended & (info["elapsed_step"] == 0)
+        np.testing.assert_array_equal(restarted, ended & game_ended)
+        restarts += int(restarted.sum())
+        lives_lost_at_limit += int(((info["elapsed_step"] == limit) & (info["lives"] < lives)
+                                    & (info["lives"] > 0)).sum())
+        lives, ended = info["lives"], terminated | truncated
+        game_ended = info["terminated"] | truncated
+    assert restarts >= 50 and lives_lost_at_limit >= 1, (restarts, lives_lost_at_limit)
     env.close()

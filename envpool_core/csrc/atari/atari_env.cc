@@ -277,8 +277,11 @@ void AtariEnv::Step(const void* action, OutputRow& row) {
   int lives = ale_->lives();
   bool life_lost = lives < lives_;
   // As EnvPool (and baselines' EpisodicLifeEnv): only while lives remain, so
-  // games that hover at 0 lives end on the real game over.
-  bool life_episode_end = episodic_life_ && life_lost && lives > 0 && !game_over;
+  // games that hover at 0 lives end on the real game over. A life lost on the
+  // time limit's step is not one either: the game restarts then, so that step
+  // is the game's truncation, and `game over | truncated` marks every game end.
+  bool life_episode_end = episodic_life_ && life_lost && lives > 0 && !game_over &&
+                          episode_steps_ < max_episode_steps_;
   row.terminated = game_over || life_episode_end;
   continue_game_ = life_episode_end;
   if (zero_discount_on_life_loss_ && life_lost) row.discount = 0.0F;
