@@ -189,7 +189,7 @@ def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=
             videos[i].append_data(frame)
         next_obs, reward, terminated, truncated, info = envs.step(act(next_obs))
         # On Atari, info has the unclipped reward and whether the game, not just a life, is over.
-        game_over = info.get("terminated", terminated).astype(bool) | truncated
+        game_over = info.get("terminated", terminated) | truncated
         for i, episodic_return, episodic_length in zip(*update_episode_stats(
             episode_return, info["env_id"], info.get("reward", reward), info["elapsed_step"],
             game_over), strict=True):
@@ -203,7 +203,7 @@ def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=
 if __name__ == "__main__":
     args = tyro.cli(Args)
     device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
-    if args.eval_checkpoint is not None:  # no training: evaluate this model, made for this task
+    if args.eval_checkpoint is not None:  # no training: evaluate it on the task it learned
         checkpoint = torch.load(args.eval_checkpoint, map_location=device, weights_only=True)
         saved = checkpoint["args"]
         args.env_id, args.max_episode_steps = saved["env_id"], saved["max_episode_steps"]
@@ -285,22 +285,20 @@ if __name__ == "__main__":
 
             # TRY NOT TO MODIFY: execute the game and log data.
             next_obs, reward, terminated, truncated, info = envs.step(action.cpu().numpy())
-            game_over = info["terminated"].astype(bool)
-            # A game over that lands on the time limit is still terminal.
-            terminations[step], truncations[step] = terminated | game_over, truncated
+            terminations[step], truncations[step] = terminated, truncated
             rewards[step] = reward
             next_done = terminated | truncated
-            # Copied to the device now: step()'s arrays view the engine's buffers.
             next_obs = torch.as_tensor(next_obs, device=device)
 
+            # Logged per game, not per life: at game over (info["terminated"]) or time limit.
             for _, episodic_return, episodic_length in zip(*update_episode_stats(
                 episode_return, info["env_id"], info["reward"], info["elapsed_step"],
-                game_over | truncated), strict=True):
+                info["terminated"] | truncated), strict=True):
                 avg_returns.append(episodic_return)
                 writer.add_scalar("charts/episodic_return", episodic_return, global_step)
                 writer.add_scalar("charts/episodic_length", episodic_length, global_step)
 
-        # bootstrap value if not done
+        # bootstrap value (compute_gae drops it after a termination)
         with torch.no_grad():
             next_value = agent.get_action_and_value(next_obs)[3].flatten().cpu().numpy()
         advantages = compute_gae(rewards, values, terminations, truncations, next_value,

@@ -1,7 +1,8 @@
 r"""PPO on Atari with envpool_core's async mode, in one file: ppo_atari_envpool.py with recv/send.
 
     python ppo_atari_envpool_async.py --num-envs 24 --async-batch-size 8  # recv() gives 8 of 24
-    python ppo_atari_envpool_async.py --eval-checkpoint runs/RUN/ppo_atari_envpool.cleanrl_model
+    python ppo_atari_envpool_async.py --eval-checkpoint \
+        runs/RUN/ppo_atari_envpool_async.cleanrl_model
 
 What differs from ppo_atari_envpool.py (`diff` the two files): recv() returns the first
 --async-batch-size envs to finish, and actions go back to those envs with send(), so the
@@ -205,7 +206,7 @@ def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=
             videos[i].append_data(frame)
         next_obs, reward, terminated, truncated, info = envs.step(act(next_obs))
         # On Atari, info has the unclipped reward and whether the game, not just a life, is over.
-        game_over = info.get("terminated", terminated).astype(bool) | truncated
+        game_over = info.get("terminated", terminated) | truncated
         for i, episodic_return, episodic_length in zip(*update_episode_stats(
             episode_return, info["env_id"], info.get("reward", reward), info["elapsed_step"],
             game_over), strict=True):
@@ -219,7 +220,7 @@ def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=
 if __name__ == "__main__":
     args = tyro.cli(Args)
     device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
-    if args.eval_checkpoint is not None:  # no training: evaluate this model, made for this task
+    if args.eval_checkpoint is not None:  # no training: evaluate it on the task it learned
         checkpoint = torch.load(args.eval_checkpoint, map_location=device, weights_only=True)
         saved = checkpoint["args"]
         args.env_id, args.max_episode_steps = saved["env_id"], saved["max_episode_steps"]
@@ -297,23 +298,21 @@ if __name__ == "__main__":
             next_obs, reward, terminated, truncated, info = envs.recv()
             env_id = info["env_id"]
             global_step += len(env_id)
-            game_over = info["terminated"].astype(bool)
-            # What arrived is the outcome of each env's last row. A game over that lands on the
-            # time limit is still terminal.
-            terminations[last_row[env_id]] = terminated | game_over
+            # What arrived is the outcome of each env's last row.
+            terminations[last_row[env_id]] = terminated
             truncations[last_row[env_id]] = truncated
             rewards[last_row[env_id]] = reward
 
+            # Logged per game, not per life: at game over (info["terminated"]) or time limit.
             for _, episodic_return, episodic_length in zip(*update_episode_stats(
-                episode_return, env_id, info["reward"], info["elapsed_step"],
-                game_over | truncated), strict=True):
+                episode_return, info["env_id"], info["reward"], info["elapsed_step"],
+                info["terminated"] | truncated), strict=True):
                 avg_returns.append(episodic_return)
                 writer.add_scalar("charts/episodic_return", episodic_return, global_step)
                 writer.add_scalar("charts/episodic_length", episodic_length, global_step)
 
             rows = args.num_envs + step * args.async_batch_size + np.arange(len(env_id))
             last_row[env_id], env_ids[rows] = rows, env_id
-            # Copied into the rollout before send(): recv()'s arrays view the engine's buffers.
             obs[rows] = torch.as_tensor(next_obs, device=device)
             # A done here means obs[rows] is a final observation: the engine will ignore the
             # action taken on it (it resets the env instead), so this row is not trained on.

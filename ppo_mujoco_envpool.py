@@ -6,11 +6,12 @@ ppo_continuous_action.py on a vectorized engine, two bugs fixed.
         --eval-episodes 5 --capture-video                           # evaluate, MP4s in videos/
 
 Unlike CleanRL's, the time limit (1000 steps) is not a terminal state: the value target
-bootstraps from V(final observation), not 0, and episode statistics restart after it too; and
-the step after an episode end, whose action the engine ignores while it resets the env, is left
-out of the loss. 8 envs x 256 steps make CleanRL's batch of 1 x 2048. The engine has no
-wrappers, so observation and reward normalisation (running statistics, clip +-10) and action
-clipping are here; the observation statistics are buffers of the Agent, saved with it.
+bootstraps from V(final observation), not 0, and the discounted return that scales rewards
+restarts after it too; and the step after an episode end, whose action the engine ignores while
+it resets the env, is left out of the loss. 8 envs x 256 steps make CleanRL's batch of 1 x 2048.
+The engine has no wrappers, so observation and reward normalisation (running statistics, clip
++-10) and action clipping are here; the observation statistics are buffers of the Agent, saved
+with it.
 """
 
 import os
@@ -226,7 +227,7 @@ def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=
             videos[i].append_data(frame)
         next_obs, reward, terminated, truncated, info = envs.step(act(next_obs))
         # On Atari, info has the unclipped reward and whether the game, not just a life, is over.
-        game_over = info.get("terminated", terminated).astype(bool) | truncated
+        game_over = info.get("terminated", terminated) | truncated
         for i, episodic_return, episodic_length in zip(*update_episode_stats(
             episode_return, info["env_id"], info.get("reward", reward), info["elapsed_step"],
             game_over), strict=True):
@@ -240,7 +241,7 @@ def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=
 if __name__ == "__main__":
     args = tyro.cli(Args)
     device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
-    if args.eval_checkpoint is not None:  # no training: evaluate this model, made for this task
+    if args.eval_checkpoint is not None:  # no training: evaluate it on the task it learned
         checkpoint = torch.load(args.eval_checkpoint, map_location=device, weights_only=True)
         saved = checkpoint["args"]
         args.env_id, args.max_episode_steps = saved["env_id"], saved["max_episode_steps"]
@@ -297,7 +298,9 @@ if __name__ == "__main__":
     # TRY NOT TO MODIFY: start the game
     global_step = 0
     start_time = time.time()
-    next_obs = agent.obs_rms.normalize(torch.as_tensor(envs.reset()[0], device=device))
+    # A loaded checkpoint's observation statistics stay as they were: it is only evaluated.
+    next_obs = agent.obs_rms.normalize(torch.as_tensor(envs.reset()[0], device=device),
+                                       update=args.eval_checkpoint is None)
     next_done = np.zeros(args.num_envs, dtype=bool)
     progress = tqdm(range(1, args.num_iterations + 1), unit="iteration", dynamic_ncols=True)
 
@@ -327,12 +330,12 @@ if __name__ == "__main__":
             next_obs, reward, terminated, truncated, info = envs.step(
                 np.clip(action.cpu().numpy(), low, high))
             terminations[step], truncations[step] = terminated, truncated
-            counted = ~next_done
+            stepped = ~next_done  # False where the engine reset the env instead (reward 0)
             next_done = terminated | truncated
             next_obs = agent.obs_rms.normalize(torch.as_tensor(next_obs, device=device))
             # Scale rewards by the std of the discounted return (not of the reward), clip +-10.
-            discounted_return[counted] = discounted_return[counted] * args.gamma + reward[counted]
-            return_rms.update(discounted_return[counted])
+            discounted_return[stepped] = discounted_return[stepped] * args.gamma + reward[stepped]
+            return_rms.update(discounted_return[stepped])
             discounted_return[next_done] = 0.0
             rewards[step] = np.clip(reward / np.sqrt(return_rms.var.item() + 1e-8), -10, 10)
 
@@ -343,7 +346,7 @@ if __name__ == "__main__":
                 writer.add_scalar("charts/episodic_return", episodic_return, global_step)
                 writer.add_scalar("charts/episodic_length", episodic_length, global_step)
 
-        # bootstrap value if not done
+        # bootstrap value (compute_gae drops it after a termination)
         with torch.no_grad():
             next_value = agent.get_value(next_obs).flatten().cpu().numpy()
         advantages = compute_gae(rewards, values, terminations, truncations, next_value,

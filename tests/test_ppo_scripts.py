@@ -301,6 +301,13 @@ def test_mujoco_train_save_eval_video(tmp_path: Path) -> None:
     saved = torch.load(ckpt, weights_only=True)["model"]  # the observation statistics too
     assert saved["obs_rms.mean"].shape == (17,) and saved["obs_rms.count"] > 512
     check_eval_run(tmp_path, MUJOCO, ckpt, (480, 480, 3))
+    # Evaluating a checkpoint leaves its observation statistics as they were: saved again,
+    # they are unchanged (reset observations are not folded in).
+    run(MUJOCO, tmp_path, "--eval-checkpoint", str(ckpt), "--eval-episodes", "1", "--save-model")
+    (resaved,) = set((tmp_path / "runs").glob("*/ppo_mujoco_envpool.cleanrl_model")) - {ckpt}
+    resaved_model = torch.load(resaved, weights_only=True)["model"]
+    for name in ("obs_rms.mean", "obs_rms.var", "obs_rms.count"):
+        assert torch.equal(resaved_model[name], saved[name]), name
 
 
 @pytest.mark.parametrize(("script", "args", "message"), [
