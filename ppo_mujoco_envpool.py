@@ -252,7 +252,7 @@ if __name__ == "__main__":
                         args.max_episode_steps)
     except ValueError as e:
         sys.exit(f"error: {e}")
-    if len(envs.observation_space.shape) != 1 or not hasattr(envs.action_space, "low"):
+    if len(envs.observation_space.shape) != 1 or not isinstance(envs.action_space, gym.spaces.Box):
         sys.exit(f"error: {args.env_id} is not a continuous-control task (box actions)")
     if args.num_iterations < 1 and args.eval_checkpoint is None:
         sys.exit(f"error: --total-timesteps must be at least one batch, {args.batch_size}")
