@@ -1,4 +1,4 @@
-"""IMPALA (V-trace) with Cleanba's actor-learner split, on any number of devices (JAX).
+"""IMPALA (V-trace) with Cleanba's actor-learner split, on any number of devices and machines (JAX).
 
     python impala_atari.py --env-id Breakout-v5                         # 1 device
     python impala_atari.py --actor-device-ids 0 --learner-device-ids 1 2 3
@@ -15,9 +15,10 @@ for any split of the same global configuration (global envs, steps, minibatches,
     gradient is computed alone, then the group gradients are all-gathered and reduced in group
     order: the same floating-point sums whatever the number of devices sharing the work.
 Async pools (`--async-batch-size`) are faster but not reproducible (arrival order is timing).
-Beyond Cleanba's cleanba_impala.py: a time-limit truncation bootstraps from the value of the
-final observation, the step whose action the engine ignores (after an episode's end) is masked
-out of the loss, and episode statistics restart after a time limit too.
+Unlike Cleanba's cleanba_impala.py, a time-limit truncation bootstraps from the value of the
+final observation (Cleanba's discounts treat it as a termination), and the step masked out of
+the loss is the one whose action the engine ignores, on an episode's final observation (Cleanba
+masks the step on an episode's first observation, its `firststeps`).
 """
 
 import json
@@ -138,7 +139,9 @@ class Args:
 def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
     options = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     if len(envpool.make_spec(env_id).observation_space.shape) == 3:
-        # Espeholt et al. 2018 (IMPALA) preprocessing, as in Cleanba's impala_atari_wrapper.
+        # Espeholt et al. 2018 (IMPALA) preprocessing, as in Cleanba's
+        # cleanba/legacy_scripts/cleanba_impala_envpool_impala_atari_wrapper.py (its current
+        # scripts use Machado et al. 2017's sticky actions and no episodic life instead).
         options.update(episodic_life=True, reward_clip=True, noop_max=30)
     return envpool.make(env_id, env_type="gymnasium", num_envs=num_envs, batch_size=batch_size,
                         seed=seed, **options)
@@ -200,8 +203,8 @@ def vtrace(values, next_values, rewards, discounts, continues, rhos, vtrace_lamb
     deltas = clipped_rhos * (rewards + discounts * next_values - values)
 
     def backward_step(error, step):
-        delta, discount, cont, c = step
-        error = delta + discount * cont * c * error
+        delta, discount, episode_continues, trace_coef = step
+        error = delta + discount * episode_continues * trace_coef * error
         return error, error
 
     _, errors = jax.lax.scan(backward_step, jnp.zeros_like(values[0]),
@@ -219,9 +222,12 @@ def sample_action(agent, params, obs, key, env_ids, steps):
     logits, _ = agent.apply(params, obs)
     # A key stream per global env: actions do not depend on which thread or process steps the
     # env, nor on the batch it arrives in.
-    keys = jax.vmap(lambda i, s: jax.random.fold_in(jax.random.fold_in(key, i), s))(env_ids, steps)
-    u = jax.vmap(lambda k: jax.random.uniform(k, logits.shape[1:]))(keys)
-    return jnp.argmax(logits - jnp.log(-jnp.log(u)), axis=1), logits  # Gumbel-max sampling
+    def env_step_key(env_id, step):
+        return jax.random.fold_in(jax.random.fold_in(key, env_id), step)
+
+    keys = jax.vmap(env_step_key)(env_ids, steps)
+    uniform = jax.vmap(lambda env_key: jax.random.uniform(env_key, logits.shape[1:]))(keys)
+    return jnp.argmax(logits - jnp.log(-jnp.log(uniform)), axis=1), logits  # Gumbel-max sampling
 
 
 def update_episode_stats(episode_return, env_id, reward, elapsed_step, game_over):
@@ -247,7 +253,6 @@ class ActorContext:
     """What every actor thread gets from the main thread besides `args`."""
 
     act: Callable  # the jitted sample_action
-    action_dim: int
     key: np.ndarray  # the root of every global env's action key stream
     num_updates: int
     learner_devices: list
@@ -262,13 +267,14 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
         num_envs, num_steps = args.local_num_envs, args.num_steps
         envs = make_env(args.env_id, num_envs, args.async_batch_size or num_envs,
                         args.seed + env_offset, args.max_episode_steps)
-        key, obs_space = jax.device_put(context.key, device), envs.observation_space
+        key = jax.device_put(context.key, device)
+        obs_space = envs.observation_space
         global_env_ids = np.arange(env_offset, env_offset + num_envs, dtype=np.int32)
 
         def new_storage(num_rows):
             return dict(obs=np.zeros((num_rows, num_envs, *obs_space.shape), obs_space.dtype),
                         actions=np.zeros((num_rows, num_envs), np.int32),
-                        logits=np.zeros((num_rows, num_envs, context.action_dim), np.float32),
+                        logits=np.zeros((num_rows, num_envs, envs.action_space.n), np.float32),
                         rewards=np.zeros((num_rows, num_envs), np.float32),
                         terminations=np.zeros((num_rows, num_envs), np.float32),
                         truncations=np.zeros((num_rows, num_envs), np.float32))
@@ -277,7 +283,8 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
         # with obs_t. Each env has its own row count, as async envs run at different paces; a
         # rollout is complete once every env has num_steps + 1 rows (the last one starts the
         # next rollout).
-        storage, rows = new_storage(2 * num_steps + 2), np.zeros(num_envs, np.int64)
+        storage = new_storage(2 * num_steps + 2)
+        rows = np.zeros(num_envs, np.int64)
         agent_steps = np.zeros(num_envs, np.int64)  # the position in each env's key stream
         episode_return = np.zeros(num_envs)
         envs.async_reset()
@@ -288,8 +295,12 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
             # get and starts at once with params 0 while the learner trains on rollout 1; from
             # then on rollout u takes params u - 2, the newest there are, so the actors always
             # act with params one update older than those the learner is computing, and
-            # neither side waits for the other. Without concurrency rollout u takes params
-            # u - 1: actors and learner alternate, and the data is on-policy.
+            # neither side waits for the other: update u, which starts from params u - 1,
+            # trains on actions of params u - 2. Without concurrency rollout u takes params
+            # u - 1: actors and learner alternate, and update u trains on its own params'
+            # actions. Either way the rows carried over from the previous rollout (row 0; in
+            # async mode also the rows an env ran ahead) were acted on earlier, with older
+            # params.
             if not args.concurrency or update != 2:
                 params = params_queue.get()
                 # Wait for the transfer here: inside the jitted call it would hold up the other
@@ -314,7 +325,8 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
                 envs.send(action, env_id)
 
                 if rows[env_id].max() >= len(storage["obs"]):  # an async env ran far ahead
-                    storage = {k: np.concatenate([v, np.zeros_like(v)]) for k, v in storage.items()}
+                    storage = {name: np.concatenate([array, np.zeros_like(array)])
+                               for name, array in storage.items()}
                 step_outputs = (next_obs, action, logits, reward, terminated, truncated)
                 for name, value in zip(storage, step_outputs, strict=True):
                     storage[name][rows[env_id], env_id] = value
@@ -330,6 +342,7 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
                 episode_sums["episode_length"][ended] += lengths
                 episode_sums["episode_count"][ended] += 1
 
+            # HAND THE ROLLOUT TO THE LEARNER, sliced per learner device
             # Transition t goes from row t to row t + 1; the action on an obs that ends an
             # episode is ignored by the engine (its next obs is the reset): no loss on it.
             data = dict(obs=storage["obs"][: num_steps + 1],
@@ -341,21 +354,23 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
                         masks=1.0 - np.maximum(storage["terminations"][:num_steps],
                                                storage["truncations"][:num_steps]),
                         **episode_sums)
-            payload = [(j, {name: jax.device_put(v[:, lo:hi] if name in TIME_MAJOR else v[lo:hi],
-                                                 context.learner_devices[j])
-                            for name, v in data.items()})
-                       for j, lo, hi in context.slices[thread_id]]
+            sliced_rollout = [
+                (learner_index, {name: jax.device_put(
+                    array[:, start:end] if name in TIME_MAJOR else array[start:end],
+                    context.learner_devices[learner_index]) for name, array in data.items()})
+                for learner_index, start, end in context.slices[thread_id]]
             # A new storage, as the transfers may still read the old one; the rows collected
             # past this rollout move down (row num_steps becomes row 0).
-            old, storage = storage, new_storage(len(storage["obs"]))
+            previous_storage = storage
+            storage = new_storage(len(previous_storage["obs"]))
             carried = int(rows.max()) - num_steps
             for name in storage:
-                storage[name][:carried] = old[name][num_steps : num_steps + carried]
+                storage[name][:carried] = previous_storage[name][num_steps : num_steps + carried]
             rows -= num_steps
             timings = dict(params_queue_get_time=params_queue_get_time,
                            rollout_time=time.time() - update_start - params_queue_get_time,
                            inference_time=inference_time)
-            rollout_queue.put((payload, timings))
+            rollout_queue.put((sliced_rollout, timings))
     except BaseException as e:  # handed to the learner, which re-raises it
         rollout_queue.put(e)
 
@@ -366,7 +381,8 @@ def evaluate(agent, params, env_id, num_episodes, seed, max_episode_steps=None, 
     each env's episode to `{video_dir}/episode-{i}.mp4` through the engine's render."""
     envs = make_env(env_id, num_episodes, num_episodes, seed, max_episode_steps)
     act = jax.jit(partial(sample_action, agent))
-    key, all_ids = jax.random.PRNGKey(seed), np.arange(num_episodes, dtype=np.int32)
+    key = jax.random.PRNGKey(seed)
+    all_ids = np.arange(num_episodes, dtype=np.int32)
     episode_return = np.zeros(num_episodes)
     returns, lengths = [None] * num_episodes, [None] * num_episodes
     writers = {}
@@ -374,6 +390,7 @@ def evaluate(agent, params, env_id, num_episodes, seed, max_episode_steps=None, 
         import imageio
 
         os.makedirs(video_dir, exist_ok=True)
+        # 15 fps is Atari's speed: 60 Hz with frame skip 4
         writers = {i: imageio.get_writer(f"{video_dir}/episode-{i}.mp4", fps=15, macro_block_size=1)
                    for i in all_ids}
 
@@ -385,7 +402,7 @@ def evaluate(agent, params, env_id, num_episodes, seed, max_episode_steps=None, 
     next_obs, _ = envs.reset()
     record_frames()
     step = 0
-    while any(x is None for x in returns):
+    while None in returns:
         action, _ = act(params, next_obs, key, all_ids, np.full(num_episodes, step, np.uint32))
         next_obs, reward, terminated, truncated, info = envs.step(np.asarray(action), all_ids)
         record_frames()
@@ -407,7 +424,8 @@ def load_checkpoint(path):
     with open(path, "rb") as f:
         checkpoint = flax.serialization.msgpack_restore(f.read())
     saved = json.loads(checkpoint["args"])
-    checkpoint_args = Args(**{k: v for k, v in saved.items() if k in Args.__dataclass_fields__})
+    checkpoint_args = Args(**{name: value for name, value in saved.items()
+                              if name in Args.__dataclass_fields__})
     return checkpoint_args, checkpoint["params"]
 
 
@@ -462,9 +480,10 @@ if __name__ == "__main__":
                      f"({len(local_devices)} here: {local_devices})")
     actor_devices = [local_devices[i] for i in args.actor_device_ids]
     learner_devices = [local_devices[i] for i in args.learner_device_ids]
-    devices_of = [[d for d in jax.devices() if d.process_index == p] for p in range(num_processes)]
-    global_learners = [devices_of[p][i] for p in range(num_processes)
-                       for i in args.learner_device_ids]
+    devices_of = [[device for device in jax.devices() if device.process_index == process]
+                  for process in range(num_processes)]
+    global_learners = [devices_of[process][device_id] for process in range(num_processes)
+                       for device_id in args.learner_device_ids]
     num_learners = len(global_learners)
     threads_per_process = args.num_actor_threads * len(actor_devices)
     num_envs = args.local_num_envs * threads_per_process * num_processes
@@ -472,7 +491,7 @@ if __name__ == "__main__":
     num_shards = args.num_grad_shards or num_learners
     envs_per_shard = num_envs // num_shards
     num_updates = args.total_timesteps // batch_size
-    for ok, message in (
+    for condition, message in (
         (num_shards % num_learners == 0, f"--num-grad-shards {num_shards} must be a multiple of "
          f"the {num_learners} learner devices of all processes"),
         (num_envs % num_shards == 0, f"the global envs (local_num_envs {args.local_num_envs} x "
@@ -486,7 +505,7 @@ if __name__ == "__main__":
         (num_updates >= 1, f"--total-timesteps {args.total_timesteps} is less than one global "
          f"batch ({num_envs} envs x {args.num_steps} steps = {batch_size})"),
     ):
-        if not ok:
+        if not condition:
             sys.exit(f"error: {message}")
 
     writer = None
@@ -506,7 +525,8 @@ if __name__ == "__main__":
 
     def linear_schedule(count):
         # one update = num_minibatches optimizer steps
-        return args.learning_rate * (1.0 - (count // args.num_minibatches) / num_updates)
+        frac = 1.0 - (count // args.num_minibatches) / num_updates
+        return args.learning_rate * frac
 
     # RMSProp as PyTorch's and Cleanba's: eps outside the square root.
     tx = optax.chain(optax.clip_by_global_norm(args.max_grad_norm), optax.rmsprop(
@@ -523,8 +543,11 @@ if __name__ == "__main__":
 
     def impala_loss(params, obs, actions, behaviour_logits, rewards, terminations, truncations,
                     mask):
-        """Summed (not averaged) over the [num_steps, envs] sequences, as IMPALA and Cleanba
-        do."""
+        """Summed (not averaged) over a shard's [num_steps, envs] sequences, as in IMPALA; the
+        learner sums the shards' gradients too, so a minibatch's gradient is that of the sum over
+        all its sequences, on any number of devices. (Cleanba sums over each device's part of
+        the minibatch and averages over the learner devices: the same on one device, that sum
+        divided by the number of learner devices on several.)"""
         logits, values = agent.apply(params, obs.reshape(-1, *obs.shape[2:]))
         logits, values = logits.reshape(*obs.shape[:2], -1)[:-1], values.reshape(obs.shape[:2])
         logprobs = jax.nn.log_softmax(logits)
@@ -546,7 +569,7 @@ if __name__ == "__main__":
         # CALCULATE VALUE LOSS
         v_loss = 0.5 * ((targets - values[:-1]) ** 2 * mask).sum()
 
-        loss = pg_loss + args.vf_coef * v_loss - args.ent_coef * entropy
+        loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
         return loss, (pg_loss, v_loss, entropy, mask.sum())
 
     shards_per_learner = num_shards // num_learners
@@ -556,11 +579,12 @@ if __name__ == "__main__":
         """One learner device's part of an update (inside shard_map): the minibatches one after
         the other, each the gradient of this device's shards reduced with every other device's."""
 
-        def split(x):  # [steps, this device's envs, ...] -> [minibatches, shards, steps, envs, ...]
+        def by_minibatch(x):
+            """[steps, this device's envs, ...] -> [minibatches, shards, steps, envs, ...]"""
             x = x.reshape(x.shape[0], shards_per_learner, args.num_minibatches, -1, *x.shape[2:])
             return jnp.moveaxis(x, (2, 1), (0, 1))
 
-        minibatches = tuple(split(batch[name]) for name in TIME_MAJOR)
+        minibatches = tuple(by_minibatch(batch[name]) for name in TIME_MAJOR)
 
         def minibatch_update(state, minibatch):
             def shard_gradient(_, shard):
@@ -576,10 +600,10 @@ if __name__ == "__main__":
             return state.apply_gradients(grads=grads), losses
 
         # UPDATE NETWORK
-        state, losses = jax.lax.scan(minibatch_update, state, minibatches)
-        num_samples = losses[-1].sum()  # the losses are logged per sample
-        metrics = {name: v.sum() / num_samples
-                   for name, v in zip(metric_names, losses, strict=False)}
+        state, (*losses, sample_counts) = jax.lax.scan(minibatch_update, state, minibatches)
+        num_samples = sample_counts.sum()  # the losses are logged per sample
+        metrics = {name: values.sum() / num_samples
+                   for name, values in zip(metric_names, losses, strict=True)}
         for name in EPISODE_SUMS:  # summed over every env of every process
             metrics[name] = jax.lax.all_gather(batch[name], "learner", tiled=True).sum()
         return state, metrics
@@ -595,13 +619,16 @@ if __name__ == "__main__":
     envs_per_learner = num_envs // num_learners
     slices = []
     for thread_index in range(threads_per_process):
-        first = thread_index * args.local_num_envs
-        ranges = [(j, max(first, j * envs_per_learner), min(first + args.local_num_envs,
-                                                             (j + 1) * envs_per_learner))
-                  for j in range(len(learner_devices))]
-        slices.append([(j, lo - first, hi - first) for j, lo, hi in ranges if lo < hi])
+        thread_start = thread_index * args.local_num_envs
+        thread_end = thread_start + args.local_num_envs
+        thread_slices = []
+        for learner_index in range(len(learner_devices)):
+            start = max(thread_start, learner_index * envs_per_learner)
+            end = min(thread_end, (learner_index + 1) * envs_per_learner)
+            if start < end:
+                thread_slices.append((learner_index, start - thread_start, end - thread_start))
+        slices.append(thread_slices)
     context = ActorContext(act=jax.jit(partial(sample_action, agent)),
-                           action_dim=spec.action_space.n,
                            key=np.asarray(jax.random.fold_in(root_key, 2)),
                            num_updates=num_updates, learner_devices=learner_devices, slices=slices)
     params_queues, rollout_queues, threads = [], [], []
@@ -621,30 +648,34 @@ if __name__ == "__main__":
     history = {}
     start_time = time.time()
     for update in tqdm(range(1, num_updates + 1), disable=process_index != 0, desc="updates"):
-        # COLLECT TRAJECTORIES: one rollout from every actor thread, in a fixed order, so that
-        # the batch does not depend on which thread finished first
+        # GATHER THE ROLLOUTS: one from every actor thread, in a fixed order, so that the batch
+        # does not depend on which thread finished first
         get_start = time.time()
-        payloads = [q.get() for q in rollout_queues]
+        payloads = [rollout_queue.get() for rollout_queue in rollout_queues]
         for payload in payloads:
             if isinstance(payload, BaseException):
                 raise RuntimeError("an actor thread failed") from payload
         batch = {}
         for name, partition in batch_specs.items():
             axis = 1 if name in TIME_MAJOR else 0
-            parts = [[arrays[name] for slices_of_thread, _ in payloads
-                      for j, arrays in slices_of_thread if j == device_index]
-                     for device_index in range(len(learner_devices))]
-            parts = [jnp.concatenate(p, axis) if len(p) > 1 else p[0] for p in parts]
+            parts = []  # one per learner device of this process: its envs, in global order
+            for device_index in range(len(learner_devices)):
+                pieces = [arrays[name] for sliced_rollout, _ in payloads
+                          for learner_index, arrays in sliced_rollout
+                          if learner_index == device_index]
+                parts.append(jnp.concatenate(pieces, axis))
             shape = list(parts[0].shape)
             shape[axis] = num_envs
             batch[name] = jax.make_array_from_single_device_arrays(
                 tuple(shape), NamedSharding(mesh, partition), parts)
-        rollout_queue_get_time, training_start = time.time() - get_start, time.time()
+        rollout_queue_get_time = time.time() - get_start
+        training_start = time.time()
 
         # UPDATE NETWORK
         agent_state, metrics = update_fn(agent_state, batch)
-        metrics = {name: float(np.asarray(v)) for name, v in local(metrics).items()}
-        training_time, put_start = time.time() - training_start, time.time()
+        metrics = {name: float(np.asarray(value)) for name, value in local(metrics).items()}
+        training_time = time.time() - training_start
+        put_start = time.time()
 
         # SEND THE NEW PARAMETERS to the actors (see rollout() for when they take them); the
         # actors' last rollout is already in after the last update
@@ -671,8 +702,10 @@ if __name__ == "__main__":
                    "stats/rollout_queue_get_time": rollout_queue_get_time,
                    "stats/training_time": training_time,
                    "stats/params_queue_put_time": time.time() - put_start,
-                   "stats/rollout_queue_size": sum(q.qsize() for q in rollout_queues),
-                   "stats/params_queue_size": sum(q.qsize() for q in params_queues),
+                   "stats/rollout_queue_size": sum(rollout_queue.qsize()
+                                                   for rollout_queue in rollout_queues),
+                   "stats/params_queue_size": sum(params_queue.qsize()
+                                                  for params_queue in params_queues),
                    **{f"stats/{name}": np.mean([timings[name] for _, timings in payloads])
                       for name in payloads[0][1]}}
         if metrics["episode_count"] > 0:  # the episodes that ended in this rollout, in every env
@@ -687,16 +720,23 @@ if __name__ == "__main__":
         thread.join()
 
     params = jax.device_get(local(agent_state.params))
+    if args.distributed:
+        # Now, not at the end: shutdown() waits for every process (5 minutes at most, then
+        # aborts them all), and the others would wait there through process 0's evaluation.
+        jax.distributed.shutdown()
     if args.results_file and process_index == 0:
         leaves = jax.tree_util.tree_flatten_with_path(params)[0]
-        np.savez(args.results_file, **{f"metric/{k}": np.asarray(v) for k, v in history.items()},
-                 **{f"param/{jax.tree_util.keystr(p)}": np.asarray(v) for p, v in leaves})
+        np.savez(args.results_file,
+                 **{f"metric/{name}": np.asarray(values) for name, values in history.items()},
+                 **{f"param/{jax.tree_util.keystr(path)}": np.asarray(leaf)
+                    for path, leaf in leaves})
     if args.save_model and process_index == 0:
         model_path = f"runs/{run_name}/{args.exp_name}.cleanrl_model"
         with open(model_path, "wb") as f:
             f.write(flax.serialization.msgpack_serialize(
                 {"args": json.dumps(vars(args)), "params": params}))
         print(f"model saved to {model_path}")
+    if (args.save_model or args.capture_video) and process_index == 0:
         returns, lengths = evaluate(agent, params, args.env_id, args.eval_episodes, args.seed,
                                     args.max_episode_steps, video_dir)
         for i, (ret, length) in enumerate(zip(returns, lengths, strict=True)):
@@ -704,5 +744,3 @@ if __name__ == "__main__":
             print(f"eval_episode={i}, episodic_return={ret}, episodic_length={length}")
     if writer is not None:
         writer.close()
-    if args.distributed:
-        jax.distributed.shutdown()

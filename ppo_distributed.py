@@ -15,9 +15,10 @@ for any split of the same global configuration (global envs, steps, minibatches,
     gradient is computed alone, then the group gradients are all-gathered and reduced in group
     order: the same floating-point sums whatever the number of devices sharing the work.
 Async pools (`--async-batch-size`) are faster but not reproducible (arrival order is timing).
-Beyond Cleanba's cleanba_ppo.py: a time-limit truncation bootstraps from the value of the
-final observation, the step whose action the engine ignores (after an episode's end) is masked
-out of the loss, and episode statistics restart after a time limit too.
+Unlike Cleanba's cleanba_ppo.py, a time-limit truncation bootstraps from the value of the final
+observation (Cleanba's GAE treats it as a termination), and the step whose action the engine
+ignores, on an episode's final observation, is masked out of the loss (Cleanba's loss takes
+`firststeps` but does not use them).
 """
 
 import json
@@ -138,7 +139,9 @@ class Args:
 def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
     options = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     if len(envpool.make_spec(env_id).observation_space.shape) == 3:
-        # Espeholt et al. 2018 (IMPALA) preprocessing, as in Cleanba's impala_atari_wrapper.
+        # Espeholt et al. 2018 (IMPALA) preprocessing, as in Cleanba's
+        # cleanba/legacy_scripts/cleanba_impala_envpool_impala_atari_wrapper.py (its current
+        # scripts use Machado et al. 2017's sticky actions and no episodic life instead).
         options.update(episodic_life=True, reward_clip=True, noop_max=30)
     return envpool.make(env_id, env_type="gymnasium", num_envs=num_envs, batch_size=batch_size,
                         seed=seed, **options)
@@ -196,8 +199,8 @@ def compute_gae(values, next_values, rewards, discounts, continues, gae_lambda):
     deltas = rewards + discounts * next_values - values
 
     def backward_step(advantage, step):
-        delta, discount, cont = step
-        advantage = delta + discount * gae_lambda * cont * advantage
+        delta, discount, episode_continues = step
+        advantage = delta + discount * gae_lambda * episode_continues * advantage
         return advantage, advantage
 
     _, advantages = jax.lax.scan(backward_step, jnp.zeros_like(deltas[0]),
@@ -209,9 +212,12 @@ def sample_action(agent, params, obs, key, env_ids, steps):
     logits, _ = agent.apply(params, obs)
     # A key stream per global env: actions do not depend on which thread or process steps the
     # env, nor on the batch it arrives in.
-    keys = jax.vmap(lambda i, s: jax.random.fold_in(jax.random.fold_in(key, i), s))(env_ids, steps)
-    u = jax.vmap(lambda k: jax.random.uniform(k, logits.shape[1:]))(keys)
-    return jnp.argmax(logits - jnp.log(-jnp.log(u)), axis=1), logits  # Gumbel-max sampling
+    def env_step_key(env_id, step):
+        return jax.random.fold_in(jax.random.fold_in(key, env_id), step)
+
+    keys = jax.vmap(env_step_key)(env_ids, steps)
+    uniform = jax.vmap(lambda env_key: jax.random.uniform(env_key, logits.shape[1:]))(keys)
+    return jnp.argmax(logits - jnp.log(-jnp.log(uniform)), axis=1), logits  # Gumbel-max sampling
 
 
 def update_episode_stats(episode_return, env_id, reward, elapsed_step, game_over):
@@ -237,7 +243,6 @@ class ActorContext:
     """What every actor thread gets from the main thread besides `args`."""
 
     act: Callable  # the jitted sample_action
-    action_dim: int
     key: np.ndarray  # the root of every global env's action key stream
     num_updates: int
     learner_devices: list
@@ -252,13 +257,14 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
         num_envs, num_steps = args.local_num_envs, args.num_steps
         envs = make_env(args.env_id, num_envs, args.async_batch_size or num_envs,
                         args.seed + env_offset, args.max_episode_steps)
-        key, obs_space = jax.device_put(context.key, device), envs.observation_space
+        key = jax.device_put(context.key, device)
+        obs_space = envs.observation_space
         global_env_ids = np.arange(env_offset, env_offset + num_envs, dtype=np.int32)
 
         def new_storage(num_rows):
             return dict(obs=np.zeros((num_rows, num_envs, *obs_space.shape), obs_space.dtype),
                         actions=np.zeros((num_rows, num_envs), np.int32),
-                        logits=np.zeros((num_rows, num_envs, context.action_dim), np.float32),
+                        logits=np.zeros((num_rows, num_envs, envs.action_space.n), np.float32),
                         rewards=np.zeros((num_rows, num_envs), np.float32),
                         terminations=np.zeros((num_rows, num_envs), np.float32),
                         truncations=np.zeros((num_rows, num_envs), np.float32))
@@ -267,7 +273,8 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
         # with obs_t. Each env has its own row count, as async envs run at different paces; a
         # rollout is complete once every env has num_steps + 1 rows (the last one starts the
         # next rollout).
-        storage, rows = new_storage(2 * num_steps + 2), np.zeros(num_envs, np.int64)
+        storage = new_storage(2 * num_steps + 2)
+        rows = np.zeros(num_envs, np.int64)
         agent_steps = np.zeros(num_envs, np.int64)  # the position in each env's key stream
         episode_return = np.zeros(num_envs)
         envs.async_reset()
@@ -278,8 +285,12 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
             # get and starts at once with params 0 while the learner trains on rollout 1; from
             # then on rollout u takes params u - 2, the newest there are, so the actors always
             # act with params one update older than those the learner is computing, and
-            # neither side waits for the other. Without concurrency rollout u takes params
-            # u - 1: actors and learner alternate, and the data is on-policy.
+            # neither side waits for the other: update u, which starts from params u - 1,
+            # trains on actions of params u - 2. Without concurrency rollout u takes params
+            # u - 1: actors and learner alternate, and update u trains on its own params'
+            # actions. Either way the rows carried over from the previous rollout (row 0; in
+            # async mode also the rows an env ran ahead) were acted on earlier, with older
+            # params.
             if not args.concurrency or update != 2:
                 params = params_queue.get()
                 # Wait for the transfer here: inside the jitted call it would hold up the other
@@ -304,7 +315,8 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
                 envs.send(action, env_id)
 
                 if rows[env_id].max() >= len(storage["obs"]):  # an async env ran far ahead
-                    storage = {k: np.concatenate([v, np.zeros_like(v)]) for k, v in storage.items()}
+                    storage = {name: np.concatenate([array, np.zeros_like(array)])
+                               for name, array in storage.items()}
                 step_outputs = (next_obs, action, logits, reward, terminated, truncated)
                 for name, value in zip(storage, step_outputs, strict=True):
                     storage[name][rows[env_id], env_id] = value
@@ -320,6 +332,7 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
                 episode_sums["episode_length"][ended] += lengths
                 episode_sums["episode_count"][ended] += 1
 
+            # HAND THE ROLLOUT TO THE LEARNER, sliced per learner device
             # Transition t goes from row t to row t + 1; the action on an obs that ends an
             # episode is ignored by the engine (its next obs is the reset): no loss on it.
             data = dict(obs=storage["obs"][: num_steps + 1],
@@ -331,21 +344,23 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
                         masks=1.0 - np.maximum(storage["terminations"][:num_steps],
                                                storage["truncations"][:num_steps]),
                         **episode_sums)
-            payload = [(j, {name: jax.device_put(v[:, lo:hi] if name in TIME_MAJOR else v[lo:hi],
-                                                 context.learner_devices[j])
-                            for name, v in data.items()})
-                       for j, lo, hi in context.slices[thread_id]]
+            sliced_rollout = [
+                (learner_index, {name: jax.device_put(
+                    array[:, start:end] if name in TIME_MAJOR else array[start:end],
+                    context.learner_devices[learner_index]) for name, array in data.items()})
+                for learner_index, start, end in context.slices[thread_id]]
             # A new storage, as the transfers may still read the old one; the rows collected
             # past this rollout move down (row num_steps becomes row 0).
-            old, storage = storage, new_storage(len(storage["obs"]))
+            previous_storage = storage
+            storage = new_storage(len(previous_storage["obs"]))
             carried = int(rows.max()) - num_steps
             for name in storage:
-                storage[name][:carried] = old[name][num_steps : num_steps + carried]
+                storage[name][:carried] = previous_storage[name][num_steps : num_steps + carried]
             rows -= num_steps
             timings = dict(params_queue_get_time=params_queue_get_time,
                            rollout_time=time.time() - update_start - params_queue_get_time,
                            inference_time=inference_time)
-            rollout_queue.put((payload, timings))
+            rollout_queue.put((sliced_rollout, timings))
     except BaseException as e:  # handed to the learner, which re-raises it
         rollout_queue.put(e)
 
@@ -356,7 +371,8 @@ def evaluate(agent, params, env_id, num_episodes, seed, max_episode_steps=None, 
     each env's episode to `{video_dir}/episode-{i}.mp4` through the engine's render."""
     envs = make_env(env_id, num_episodes, num_episodes, seed, max_episode_steps)
     act = jax.jit(partial(sample_action, agent))
-    key, all_ids = jax.random.PRNGKey(seed), np.arange(num_episodes, dtype=np.int32)
+    key = jax.random.PRNGKey(seed)
+    all_ids = np.arange(num_episodes, dtype=np.int32)
     episode_return = np.zeros(num_episodes)
     returns, lengths = [None] * num_episodes, [None] * num_episodes
     writers = {}
@@ -364,6 +380,7 @@ def evaluate(agent, params, env_id, num_episodes, seed, max_episode_steps=None, 
         import imageio
 
         os.makedirs(video_dir, exist_ok=True)
+        # 15 fps is Atari's speed: 60 Hz with frame skip 4
         writers = {i: imageio.get_writer(f"{video_dir}/episode-{i}.mp4", fps=15, macro_block_size=1)
                    for i in all_ids}
 
@@ -375,7 +392,7 @@ def evaluate(agent, params, env_id, num_episodes, seed, max_episode_steps=None, 
     next_obs, _ = envs.reset()
     record_frames()
     step = 0
-    while any(x is None for x in returns):
+    while None in returns:
         action, _ = act(params, next_obs, key, all_ids, np.full(num_episodes, step, np.uint32))
         next_obs, reward, terminated, truncated, info = envs.step(np.asarray(action), all_ids)
         record_frames()
@@ -397,7 +414,8 @@ def load_checkpoint(path):
     with open(path, "rb") as f:
         checkpoint = flax.serialization.msgpack_restore(f.read())
     saved = json.loads(checkpoint["args"])
-    checkpoint_args = Args(**{k: v for k, v in saved.items() if k in Args.__dataclass_fields__})
+    checkpoint_args = Args(**{name: value for name, value in saved.items()
+                              if name in Args.__dataclass_fields__})
     return checkpoint_args, checkpoint["params"]
 
 
@@ -452,9 +470,10 @@ if __name__ == "__main__":
                      f"({len(local_devices)} here: {local_devices})")
     actor_devices = [local_devices[i] for i in args.actor_device_ids]
     learner_devices = [local_devices[i] for i in args.learner_device_ids]
-    devices_of = [[d for d in jax.devices() if d.process_index == p] for p in range(num_processes)]
-    global_learners = [devices_of[p][i] for p in range(num_processes)
-                       for i in args.learner_device_ids]
+    devices_of = [[device for device in jax.devices() if device.process_index == process]
+                  for process in range(num_processes)]
+    global_learners = [devices_of[process][device_id] for process in range(num_processes)
+                       for device_id in args.learner_device_ids]
     num_learners = len(global_learners)
     threads_per_process = args.num_actor_threads * len(actor_devices)
     num_envs = args.local_num_envs * threads_per_process * num_processes
@@ -462,7 +481,7 @@ if __name__ == "__main__":
     num_shards = args.num_grad_shards or num_learners
     envs_per_shard = num_envs // num_shards
     num_updates = args.total_timesteps // batch_size
-    for ok, message in (
+    for condition, message in (
         (num_shards % num_learners == 0, f"--num-grad-shards {num_shards} must be a multiple of "
          f"the {num_learners} learner devices of all processes"),
         (num_envs % num_shards == 0, f"the global envs (local_num_envs {args.local_num_envs} x "
@@ -477,7 +496,7 @@ if __name__ == "__main__":
         (num_updates >= 1, f"--total-timesteps {args.total_timesteps} is less than one global "
          f"batch ({num_envs} envs x {args.num_steps} steps = {batch_size})"),
     ):
-        if not ok:
+        if not condition:
             sys.exit(f"error: {message}")
 
     writer = None
@@ -494,7 +513,6 @@ if __name__ == "__main__":
 
     # ALGO LOGIC: initialize agent here:
     root_key = jax.random.PRNGKey(args.seed)
-
     learner_key = np.asarray(jax.random.fold_in(root_key, 1))
 
     def linear_schedule(count):
@@ -514,10 +532,14 @@ if __name__ == "__main__":
         np.shape(x), NamedSharding(mesh, P()), lambda index: np.asarray(x)[index]), host_state)
 
     def ppo_loss(params, obs, actions, behaviour_logits, advantages, returns, mask):
+        """Averaged over a shard's part of the minibatch, without the steps whose action the
+        engine ignored; the learner averages the shards' gradients (as Cleanba averages over its
+        learner devices' parts, which it does not mask)."""
         logits, newvalue = agent.apply(params, obs)
         logprobs = jax.nn.log_softmax(logits)
         newlogprob = jnp.take_along_axis(logprobs, actions[:, None], 1)[:, 0]
-        # the ratio is against the policy that acted (the actor's, maybe one update old)
+        # the ratio is against the policy that acted: with concurrency, params one update
+        # older than those this update starts from (two on a carried-over row, see rollout())
         oldlogprob = jnp.take_along_axis(jax.nn.log_softmax(behaviour_logits), actions[:, None],
                                          1)[:, 0]
         logratio = newlogprob - oldlogprob
@@ -608,7 +630,8 @@ if __name__ == "__main__":
             return jax.lax.scan(minibatch_update, state, minibatches)
 
         state, losses = jax.lax.scan(epoch_update, state, jnp.arange(args.update_epochs))
-        metrics = {name: jnp.mean(v) for name, v in zip(metric_names, losses, strict=True)}
+        metrics = {name: jnp.mean(values)
+                   for name, values in zip(metric_names, losses, strict=True)}
         for name in EPISODE_SUMS:  # summed over every env of every process
             metrics[name] = jax.lax.all_gather(batch[name], "learner", tiled=True).sum()
         return state, metrics
@@ -625,13 +648,16 @@ if __name__ == "__main__":
     envs_per_learner = num_envs // num_learners
     slices = []
     for thread_index in range(threads_per_process):
-        first = thread_index * args.local_num_envs
-        ranges = [(j, max(first, j * envs_per_learner), min(first + args.local_num_envs,
-                                                             (j + 1) * envs_per_learner))
-                  for j in range(len(learner_devices))]
-        slices.append([(j, lo - first, hi - first) for j, lo, hi in ranges if lo < hi])
+        thread_start = thread_index * args.local_num_envs
+        thread_end = thread_start + args.local_num_envs
+        thread_slices = []
+        for learner_index in range(len(learner_devices)):
+            start = max(thread_start, learner_index * envs_per_learner)
+            end = min(thread_end, (learner_index + 1) * envs_per_learner)
+            if start < end:
+                thread_slices.append((learner_index, start - thread_start, end - thread_start))
+        slices.append(thread_slices)
     context = ActorContext(act=jax.jit(partial(sample_action, agent)),
-                           action_dim=spec.action_space.n,
                            key=np.asarray(jax.random.fold_in(root_key, 2)),
                            num_updates=num_updates, learner_devices=learner_devices, slices=slices)
     params_queues, rollout_queues, threads = [], [], []
@@ -651,30 +677,34 @@ if __name__ == "__main__":
     history = {}
     start_time = time.time()
     for update in tqdm(range(1, num_updates + 1), disable=process_index != 0, desc="updates"):
-        # COLLECT TRAJECTORIES: one rollout from every actor thread, in a fixed order, so that
-        # the batch does not depend on which thread finished first
+        # GATHER THE ROLLOUTS: one from every actor thread, in a fixed order, so that the batch
+        # does not depend on which thread finished first
         get_start = time.time()
-        payloads = [q.get() for q in rollout_queues]
+        payloads = [rollout_queue.get() for rollout_queue in rollout_queues]
         for payload in payloads:
             if isinstance(payload, BaseException):
                 raise RuntimeError("an actor thread failed") from payload
         batch = {}
         for name, partition in batch_specs.items():
             axis = 1 if name in TIME_MAJOR else 0
-            parts = [[arrays[name] for slices_of_thread, _ in payloads
-                      for j, arrays in slices_of_thread if j == device_index]
-                     for device_index in range(len(learner_devices))]
-            parts = [jnp.concatenate(p, axis) if len(p) > 1 else p[0] for p in parts]
+            parts = []  # one per learner device of this process: its envs, in global order
+            for device_index in range(len(learner_devices)):
+                pieces = [arrays[name] for sliced_rollout, _ in payloads
+                          for learner_index, arrays in sliced_rollout
+                          if learner_index == device_index]
+                parts.append(jnp.concatenate(pieces, axis))
             shape = list(parts[0].shape)
             shape[axis] = num_envs
             batch[name] = jax.make_array_from_single_device_arrays(
                 tuple(shape), NamedSharding(mesh, partition), parts)
-        rollout_queue_get_time, training_start = time.time() - get_start, time.time()
+        rollout_queue_get_time = time.time() - get_start
+        training_start = time.time()
 
         # UPDATE NETWORK
         agent_state, metrics = update_fn(agent_state, batch, np.uint32(update))
-        metrics = {name: float(np.asarray(v)) for name, v in local(metrics).items()}
-        training_time, put_start = time.time() - training_start, time.time()
+        metrics = {name: float(np.asarray(value)) for name, value in local(metrics).items()}
+        training_time = time.time() - training_start
+        put_start = time.time()
 
         # SEND THE NEW PARAMETERS to the actors (see rollout() for when they take them); the
         # actors' last rollout is already in after the last update
@@ -702,8 +732,10 @@ if __name__ == "__main__":
                    "stats/rollout_queue_get_time": rollout_queue_get_time,
                    "stats/training_time": training_time,
                    "stats/params_queue_put_time": time.time() - put_start,
-                   "stats/rollout_queue_size": sum(q.qsize() for q in rollout_queues),
-                   "stats/params_queue_size": sum(q.qsize() for q in params_queues),
+                   "stats/rollout_queue_size": sum(rollout_queue.qsize()
+                                                   for rollout_queue in rollout_queues),
+                   "stats/params_queue_size": sum(params_queue.qsize()
+                                                  for params_queue in params_queues),
                    **{f"stats/{name}": np.mean([timings[name] for _, timings in payloads])
                       for name in payloads[0][1]}}
         if metrics["episode_count"] > 0:  # the episodes that ended in this rollout, in every env
@@ -718,16 +750,23 @@ if __name__ == "__main__":
         thread.join()
 
     params = jax.device_get(local(agent_state.params))
+    if args.distributed:
+        # Now, not at the end: shutdown() waits for every process (5 minutes at most, then
+        # aborts them all), and the others would wait there through process 0's evaluation.
+        jax.distributed.shutdown()
     if args.results_file and process_index == 0:
         leaves = jax.tree_util.tree_flatten_with_path(params)[0]
-        np.savez(args.results_file, **{f"metric/{k}": np.asarray(v) for k, v in history.items()},
-                 **{f"param/{jax.tree_util.keystr(p)}": np.asarray(v) for p, v in leaves})
+        np.savez(args.results_file,
+                 **{f"metric/{name}": np.asarray(values) for name, values in history.items()},
+                 **{f"param/{jax.tree_util.keystr(path)}": np.asarray(leaf)
+                    for path, leaf in leaves})
     if args.save_model and process_index == 0:
         model_path = f"runs/{run_name}/{args.exp_name}.cleanrl_model"
         with open(model_path, "wb") as f:
             f.write(flax.serialization.msgpack_serialize(
                 {"args": json.dumps(vars(args)), "params": params}))
         print(f"model saved to {model_path}")
+    if (args.save_model or args.capture_video) and process_index == 0:
         returns, lengths = evaluate(agent, params, args.env_id, args.eval_episodes, args.seed,
                                     args.max_episode_steps, video_dir)
         for i, (ret, length) in enumerate(zip(returns, lengths, strict=True)):
@@ -735,5 +774,3 @@ if __name__ == "__main__":
             print(f"eval_episode={i}, episodic_return={ret}, episodic_length={length}")
     if writer is not None:
         writer.close()
-    if args.distributed:
-        jax.distributed.shutdown()

@@ -8,13 +8,14 @@
   plays the same evaluation episodes.
 - Reproducibility: the same run split as 2 virtual CPU devices (actor and learner apart, 2
   learner devices) and as 2 processes on localhost through jax.distributed gives bitwise the
-  same per-update metrics and final parameters. As every split reduces the same gradient
-  shards, a reduction that is wrong the same way everywhere would pass that check: the learning
-  threshold catches a sign error, and (IMPALA, whose shard gradients are sums) a run with one
-  shard must give the same loss after the first gradient step as the run with two, which a
-  dropped shard or a wrong reduction op breaks.
-- Tiny runs: a Breakout-v5 run with the ResNet (video of the evaluation, checkpoint), async
-  pools without concurrency, TensorBoard tags, argument errors.
+  same per-update metrics and final parameters, and the 2 processes' run, saved and evaluated
+  by process 0 after the distributed runtime is shut down, plays the same evaluation episodes.
+  As every split reduces the same gradient shards, a reduction that is wrong the same way
+  everywhere would pass that check: the learning threshold catches a sign error, and (IMPALA,
+  whose shard gradients are sums) a run with one shard must give the same loss after the first
+  gradient step as the run with two, which a dropped shard or a wrong reduction op breaks.
+- Tiny runs: a Breakout-v5 run with the ResNet (--capture-video alone: an evaluation with
+  video, no checkpoint), async pools without concurrency, TensorBoard tags, argument errors.
 
 The scripts run as subprocesses in temporary directories, at most two processes at a time (the
 CI machine has 2 cores); their top-level functions are imported by loading each file as a
@@ -182,11 +183,12 @@ def jobs_for(name: str) -> dict[str, tuple[list[list[str]], dict[str, str]]]:
     threads = ["--local-num-envs", "8", "--num-actor-threads", "2"]
     port = free_port()
     two_processes = [[*learn, "--local-num-envs", "8", "--num-actor-threads", "1",
+                      "--save-model", "--eval-episodes", str(EVAL_EPISODES),
                       "--distributed", "--coordinator-address", f"127.0.0.1:{port}",
                       "--num-processes", "2", "--process-id", str(i)] for i in range(2)]
     atari = ["--env-id", "Breakout-v5", "--local-num-envs", "4", "--num-actor-threads", "1",
              "--num-steps", "8", "--total-timesteps", "64", "--num-minibatches", "2",
-             "--channels", "2", "2", "2", "--hiddens", "16", "--save-model", "--capture-video",
+             "--channels", "2", "2", "2", "--hiddens", "16", "--capture-video",
              "--eval-episodes", "1", *(["--update-epochs", "1"] if name == "ppo" else [])]
     jobs = {  # the longest first: the others share the second core meanwhile
         "one_device": ([[*learn, *threads, "--save-model",
@@ -323,6 +325,8 @@ def test_same_global_configuration_is_bitwise_identical(runs, job) -> None:
         assert "learners on [CpuDevice(id=0), CpuDevice(id=1)]" in text
     if job == "two_processes":
         assert "process 0/2" in text and "process 1/2" in text
+        assert text.count("model saved to") == 1
+        assert eval_returns(text) == eval_returns(output(runs, "one_device"))
 
 
 def test_shard_gradients_reduce_to_the_batch_gradient(runs) -> None:
@@ -371,7 +375,7 @@ def test_async_pools_without_concurrency_train(runs) -> None:
 
 def test_atari_run_with_resnet_video_and_evaluation(runs) -> None:
     cwd = ok(runs, "atari")
-    assert list(cwd.glob("runs/*/*.cleanrl_model"))
+    assert not list(cwd.glob("runs/*/*.cleanrl_model"))  # --capture-video evaluates, no saving
     (video,) = cwd.glob("videos/*/episode-0.mp4")
     assert video.stat().st_size > 1000
     (run_dir,) = [d for d in (cwd / "runs").iterdir() if d.is_dir()]
