@@ -21,6 +21,7 @@ the loss is the one whose action the engine ignores, on an episode's final obser
 masks the step on an episode's first observation, its `firststeps`).
 """
 
+import itertools
 import json
 import os
 import queue
@@ -37,6 +38,7 @@ os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_gpu_determin
 
 import flax
 import flax.linen as nn
+import imageio
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -375,48 +377,47 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
         rollout_queue.put(e)
 
 
-def evaluate(agent, params, env_id, num_episodes, seed, max_episode_steps=None, video_dir=None):
-    """Plays one episode in each of num_episodes envs, sampling actions, and returns their
-    returns and lengths (on Atari the unclipped score of the whole game); with video_dir, writes
-    each env's episode to `{video_dir}/episode-{i}.mp4` through the engine's render."""
+def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=None, fps=15):
+    """Plays one episode in each of num_episodes envs made as for training, with the actions
+    act(observations) gives; returns each episode's (return, length), on Atari the unclipped
+    score of the whole game. With video_dir, writes each episode as an MP4 of the engine's frames
+    at fps frames per second (the default is Atari's: 60 Hz with frame skip 4)."""
     envs = make_env(env_id, num_episodes, num_episodes, seed, max_episode_steps)
-    act = jax.jit(partial(sample_action, agent))
-    key = jax.random.PRNGKey(seed)
-    all_ids = np.arange(num_episodes, dtype=np.int32)
-    episode_return = np.zeros(num_episodes)
-    returns, lengths = [None] * num_episodes, [None] * num_episodes
-    writers = {}
+    episode_return, results, videos = np.zeros(num_episodes), {}, {}
     if video_dir is not None:
-        import imageio
-
         os.makedirs(video_dir, exist_ok=True)
-        # 15 fps is Atari's speed: 60 Hz with frame skip 4
-        writers = {i: imageio.get_writer(f"{video_dir}/episode-{i}.mp4", fps=15, macro_block_size=1)
-                   for i in all_ids}
-
-    def record_frames():
-        playing = np.array(sorted(writers), dtype=np.int32)
-        for i, frame in zip(playing, envs.render(playing) if writers else [], strict=True):
-            writers[i].append_data(frame)
-
+        videos = {i: imageio.get_writer(f"{video_dir}/episode-{i}.mp4", fps=fps, macro_block_size=1)
+                  for i in range(num_episodes)}
     next_obs, _ = envs.reset()
-    record_frames()
-    step = 0
-    while None in returns:
-        action, _ = act(params, next_obs, key, all_ids, np.full(num_episodes, step, np.uint32))
-        next_obs, reward, terminated, truncated, info = envs.step(np.asarray(action), all_ids)
-        record_frames()
-        step += 1
-        game_over = np.asarray(info.get("terminated", terminated), bool) | truncated
-        for i, ret, length in zip(*update_episode_stats(
+    while len(results) < num_episodes:
+        for i, frame in zip(list(videos), envs.render(list(videos)) if videos else [], strict=True):
+            videos[i].append_data(frame)
+        next_obs, reward, terminated, truncated, info = envs.step(act(next_obs))
+        # On Atari, info has the unclipped reward and whether the game, not just a life, is over.
+        game_over = info.get("terminated", terminated) | truncated
+        for i, episodic_return, episodic_length in zip(*update_episode_stats(
             episode_return, info["env_id"], info.get("reward", reward), info["elapsed_step"],
             game_over), strict=True):
-            if returns[i] is None:
-                returns[i], lengths[i] = float(ret), int(length)
-                if i in writers:
-                    writers.pop(i).close()
+            results.setdefault(i, (float(episodic_return), int(episodic_length)))
+            if i in videos:
+                videos.pop(i).close()
     envs.close()
-    return returns, lengths
+    return [results[i] for i in range(num_episodes)]
+
+
+def evaluation_policy(agent, params, seed, num_envs):
+    """act(observations) for evaluate(): actions sampled as the actors sample them, env i on its
+    own key stream from seed, so that an evaluation plays the same episodes every time."""
+    sample = jax.jit(partial(sample_action, agent))
+    key = jax.random.PRNGKey(seed)
+    env_ids = np.arange(num_envs, dtype=np.int32)
+    steps = itertools.count()  # the position in every env's key stream: one per call
+
+    def act(obs):
+        step = np.full(num_envs, next(steps), np.uint32)
+        return np.asarray(sample(params, obs, key, env_ids, step)[0])
+
+    return act
 
 
 def load_checkpoint(path):
@@ -459,11 +460,12 @@ if __name__ == "__main__":
     video_dir = f"videos/{run_name}" if args.capture_video else None
 
     if args.eval_checkpoint is not None:
-        returns, lengths = evaluate(agent, checkpoint_params, args.env_id, args.eval_episodes,
-                                    args.seed, args.max_episode_steps, video_dir)
-        for i, (ret, length) in enumerate(zip(returns, lengths, strict=True)):
+        act = evaluation_policy(agent, checkpoint_params, args.seed, args.eval_episodes)
+        results = evaluate(act, args.env_id, args.eval_episodes, args.seed,
+                           args.max_episode_steps, video_dir)
+        for i, (ret, length) in enumerate(results):
             print(f"eval_episode={i}, episodic_return={ret}, episodic_length={length}")
-        print(f"mean_episodic_return={np.mean(returns)}")
+        print(f"mean_episodic_return={np.mean([ret for ret, _ in results])}")
         sys.exit(0)
 
     if args.distributed:
@@ -737,9 +739,10 @@ if __name__ == "__main__":
                 {"args": json.dumps(vars(args)), "params": params}))
         print(f"model saved to {model_path}")
     if (args.save_model or args.capture_video) and process_index == 0:
-        returns, lengths = evaluate(agent, params, args.env_id, args.eval_episodes, args.seed,
-                                    args.max_episode_steps, video_dir)
-        for i, (ret, length) in enumerate(zip(returns, lengths, strict=True)):
+        act = evaluation_policy(agent, params, args.seed, args.eval_episodes)
+        results = evaluate(act, args.env_id, args.eval_episodes, args.seed,
+                           args.max_episode_steps, video_dir)
+        for i, (ret, length) in enumerate(results):
             writer.add_scalar("eval/episodic_return", ret, i)
             print(f"eval_episode={i}, episodic_return={ret}, episodic_length={length}")
     if writer is not None:

@@ -188,7 +188,6 @@ def update_episode_stats(episode_return, env_id, reward, elapsed_step, game_over
     return finished
 
 
-@torch.no_grad()
 def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=None, fps=15):
     """Plays one episode in each of num_episodes envs made as for training, with the actions
     act(observations) gives; returns each episode's (return, length), on Atari the unclipped
@@ -415,6 +414,7 @@ if __name__ == "__main__":
         torch.save({"model": agent.state_dict(), "args": vars(args)}, model_path)
         print(f"model saved to {model_path}")
     if args.save_model or args.capture_video or args.eval_checkpoint is not None:
+        @torch.no_grad()
         def act(obs):  # sampled actions, as in CleanRL's evaluation
             return agent.get_action_and_value(torch.as_tensor(obs, device=device))[0].cpu().numpy()
 

@@ -58,17 +58,18 @@ def test_shared_definitions_are_identical(first: str, second: str) -> None:
     ours, theirs = definitions(first), definitions(second)
     allowed = INTENDED.get((first, second), set())
     family = {first, second} <= set(TORCH) or {first, second} <= set(JAX)
-    # Across PyTorch and JAX only the framework-free helpers are compared.
+    # Across PyTorch and JAX only the framework-free functions are compared.
     # Args differ in their defaults; their fields' docstrings are compared below.
     shared = (set(ours) & set(theirs)) - allowed - {"Args"}
     if not family:
-        shared = {"update_episode_stats"}
+        shared = {"update_episode_stats", "evaluate"}
     for name in sorted(shared):
         assert ours[name] == theirs[name], f"{name} differs between {first}.py and {second}.py"
 
 
-def test_episode_statistics_helper_in_every_script() -> None:
-    texts = {name: definitions(name).get("update_episode_stats") for name in SCRIPTS}
+@pytest.mark.parametrize("function", ["update_episode_stats", "evaluate"])
+def test_episode_statistics_and_evaluation_in_every_script(function: str) -> None:
+    texts = {name: definitions(name).get(function) for name in SCRIPTS}
     assert None not in texts.values(), [n for n, t in texts.items() if t is None]
     assert len(set(texts.values())) == 1
 
