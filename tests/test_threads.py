@@ -1,4 +1,5 @@
-"""The GIL is released while the engine works, and Ctrl-C interrupts a long recv()."""
+"""The GIL is released while the engine works, Ctrl-C interrupts a long recv(), and threads
+sharing a pool are serialised."""
 
 from __future__ import annotations
 
@@ -127,3 +128,52 @@ def test_close_releases_in_flight_actions_with_the_gil() -> None:
     del action
     env.close()  # the action may still be held by the engine: it must be dropped under the GIL
     assert _TrackedBuffer.died_on == [threading.main_thread().name]
+
+
+def test_threads_stepping_one_pool_get_their_own_rows() -> None:
+    # recv() waits without the GIL, so the GIL alone does not keep two threads' send and recv
+    # apart: before the pool took its own lock, one thread got the other's rows or an error.
+    env = ep.make("CartPole-v1", num_envs=8, num_threads=2)
+    env.reset()
+    problems: list = []
+
+    def step_envs(env_ids: np.ndarray) -> None:
+        for _ in range(1000):
+            try:
+                info = env.step(np.zeros(len(env_ids), np.int32), env_ids)[-1]
+            except Exception as e:  # collected: a thread cannot raise to the test
+                problems.append(repr(e))
+                return
+            if not np.array_equal(info["env_id"], env_ids):
+                problems.append(("rows of", info["env_id"].tolist(), "for", env_ids.tolist()))
+
+    threads = [threading.Thread(target=step_envs, args=(np.arange(4 * k, 4 * k + 4),))
+               for k in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not any(thread.is_alive() for thread in threads) and not problems, problems[:3]
+    env.close()
+
+
+def test_close_from_another_thread_ends_a_recv_loop_cleanly() -> None:
+    # Before the lock, close() freed the envs under a recv() in progress: a segfault.
+    env = ep.make("Pong-v5", num_envs=16, batch_size=4, num_threads=1)
+    env.async_reset()
+    ended: list = []
+
+    def loop() -> None:
+        try:
+            while True:
+                info = env.recv()[-1]
+                env.send(np.zeros(4, np.int32), info["env_id"])
+        except RuntimeError as e:
+            ended.append(str(e))
+
+    thread = threading.Thread(target=loop)
+    thread.start()
+    time.sleep(0.5)
+    env.close()
+    thread.join(30)
+    assert not thread.is_alive() and ended and "closed" in ended[0], ended

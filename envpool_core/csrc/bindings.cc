@@ -225,6 +225,7 @@ class PyEnvPool {
 #ifdef ENVPOOL_CORE_WITH_XLA
   // The id XLA computations name this pool by (registered on first use).
   std::int64_t XlaTargetId() {
+    auto lock = Lock();  // no engine call in flight while the pool changes mutex
     if (!xla_) xla_ = XlaTarget::Create(&pool_);
     return xla_->id();
   }
@@ -232,19 +233,7 @@ class PyEnvPool {
 
   void Send(nb::handle action, nb::handle env_ids) {
     auto lock = Lock();
-    int n;
-    const std::int32_t* ids = EnvIds(env_ids, &n);
-    action_shape_[0] = n;
-    PyArrayObject* arr = CheckArray(action, "action", NumpyType(pool_.spec().action.dtype), action_shape_);
-    CheckActionValues(pool_.spec().action, PyArray_DATA(arr), static_cast<std::size_t>(PyArray_SIZE(arr)));
-    pool_.ReleaseConsumedActions();
-    Py_INCREF(action.ptr());
-    try {
-      pool_.Send(static_cast<const std::uint8_t*>(PyArray_DATA(arr)), ids, n, action.ptr());
-    } catch (...) {
-      Py_DECREF(action.ptr());
-      throw;
-    }
+    SendLocked(action, env_ids);
   }
 
   void Reset(nb::handle env_ids) {
@@ -256,50 +245,24 @@ class PyEnvPool {
 
   nb::tuple Recv() {
     auto lock = Lock();
-    pool_.ReleaseConsumedActions();
-    pool_.CheckRecvPossible();
-    {
-      nb::gil_scoped_release release;
-      // Wake up now and then to let Ctrl-C interrupt a long wait.
-      while (!pool_.WaitForBatch(std::chrono::milliseconds(50))) {
-        nb::gil_scoped_acquire acquire;
-        if (PyErr_CheckSignals() != 0) throw nb::python_error();
-      }
-    }
-    int rows;
-    OutputBlock* block = pool_.TakeBatch(&rows);
-    pool_.ReleaseConsumedActions();
-    PyObject* owner = PyCapsule_New(block, nullptr, [](PyObject* cap) {
-      static_cast<OutputBlock*>(PyCapsule_GetPointer(cap, nullptr))->Release();
-    });
-    if (owner == nullptr) {
-      block->Release();
-      throw nb::python_error();
-    }
-    std::size_t ncol = column_dims_.size();
-    PyObject* tuple = PyTuple_New(static_cast<Py_ssize_t>(ncol));
-    for (std::size_t c = 0; c < ncol; ++c) {
-      std::vector<npy_intp>& dims = column_dims_[c];
-      dims[0] = rows;
-      PyObject* arr = PyArray_New(&PyArray_Type, static_cast<int>(dims.size()), dims.data(),
-                                  column_types_[c], nullptr, block->column(static_cast<int>(c)), 0,
-                                  NPY_ARRAY_CARRAY, nullptr);
-      if (arr == nullptr) {
-        Py_DECREF(tuple);
-        Py_DECREF(owner);
-        throw nb::python_error();
-      }
-      Py_INCREF(owner);
-      PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(arr), owner);
-      PyTuple_SET_ITEM(tuple, static_cast<Py_ssize_t>(c), arr);
-    }
-    Py_DECREF(owner);
-    return nb::steal<nb::tuple>(tuple);
+    return RecvLocked();
   }
 
+  // reset() of the Python API: resets and receives under one lock, as Step.
+  nb::tuple ResetRecv(nb::handle env_ids) {
+    auto lock = Lock();
+    int n;
+    const std::int32_t* ids = EnvIds(env_ids, &n);
+    pool_.Reset(ids, n);
+    return RecvLocked();
+  }
+
+  // One lock for both halves: another thread's send cannot slip in between,
+  // so each caller gets the rows of its own envs.
   nb::tuple Step(nb::handle action, nb::handle env_ids) {
-    Send(action, env_ids);
-    return Recv();
+    auto lock = Lock();
+    SendLocked(action, env_ids);
+    return RecvLocked();
   }
 
   nb::object Render(nb::handle env_ids) {
@@ -345,23 +308,90 @@ class PyEnvPool {
   EnvPool pool_;
 
  private:
-  // Serialises engine calls with XLA computations stepping this pool, once
-  // xla() was used (before that, the GIL does). Blocks without the GIL, so an
-  // XLA handler that needs the GIL (ReleaseActionOwner) cannot deadlock with us.
+  void SendLocked(nb::handle action, nb::handle env_ids) {
+    int n;
+    const std::int32_t* ids = EnvIds(env_ids, &n);
+    action_shape_[0] = n;
+    PyArrayObject* arr = CheckArray(action, "action", NumpyType(pool_.spec().action.dtype), action_shape_);
+    CheckActionValues(pool_.spec().action, PyArray_DATA(arr), static_cast<std::size_t>(PyArray_SIZE(arr)));
+    pool_.ReleaseConsumedActions();
+    Py_INCREF(action.ptr());
+    try {
+      pool_.Send(static_cast<const std::uint8_t*>(PyArray_DATA(arr)), ids, n, action.ptr());
+    } catch (...) {
+      Py_DECREF(action.ptr());
+      throw;
+    }
+  }
+
+  nb::tuple RecvLocked() {
+    pool_.ReleaseConsumedActions();
+    pool_.CheckRecvPossible();
+    {
+      nb::gil_scoped_release release;
+      // Wake up now and then to let Ctrl-C interrupt a long wait.
+      while (!pool_.WaitForBatch(std::chrono::milliseconds(50))) {
+        nb::gil_scoped_acquire acquire;
+        if (PyErr_CheckSignals() != 0) throw nb::python_error();
+      }
+    }
+    int rows;
+    OutputBlock* block = pool_.TakeBatch(&rows);
+    pool_.ReleaseConsumedActions();
+    PyObject* owner = PyCapsule_New(block, nullptr, [](PyObject* cap) {
+      static_cast<OutputBlock*>(PyCapsule_GetPointer(cap, nullptr))->Release();
+    });
+    if (owner == nullptr) {
+      block->Release();
+      throw nb::python_error();
+    }
+    std::size_t ncol = column_dims_.size();
+    PyObject* tuple = PyTuple_New(static_cast<Py_ssize_t>(ncol));
+    for (std::size_t c = 0; c < ncol; ++c) {
+      std::vector<npy_intp>& dims = column_dims_[c];
+      dims[0] = rows;
+      PyObject* arr = PyArray_New(&PyArray_Type, static_cast<int>(dims.size()), dims.data(),
+                                  column_types_[c], nullptr, block->column(static_cast<int>(c)), 0,
+                                  NPY_ARRAY_CARRAY, nullptr);
+      if (arr == nullptr) {
+        Py_DECREF(tuple);
+        Py_DECREF(owner);
+        throw nb::python_error();
+      }
+      Py_INCREF(owner);
+      PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(arr), owner);
+      PyTuple_SET_ITEM(tuple, static_cast<Py_ssize_t>(c), arr);
+    }
+    Py_DECREF(owner);
+    return nb::steal<nb::tuple>(tuple);
+  }
+
+  // Serialises the engine calls of Python threads sharing the pool (recv and
+  // close wait without the GIL, so the GIL alone does not) and, once xla() was
+  // used, of XLA computations stepping it, through the XLA target's mutex.
+  // Blocks without the GIL, so an XLA handler that needs the GIL
+  // (ReleaseActionOwner) cannot deadlock with us.
   std::unique_lock<std::mutex> Lock() {
-#ifdef ENVPOOL_CORE_WITH_XLA
-    if (xla_) {
-      std::unique_lock<std::mutex> lock(xla_->mutex(), std::try_to_lock);
+    for (;;) {
+      std::mutex& mutex = CurrentMutex();
+      std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
       if (!lock.owns_lock()) {
         nb::gil_scoped_release release;
         lock.lock();
       }
-      return lock;
+      // xla() may have switched the pool to its target's mutex while we waited.
+      if (&mutex == &CurrentMutex()) return lock;
     }
-#endif
-    return {};
   }
 
+  std::mutex& CurrentMutex() {
+#ifdef ENVPOOL_CORE_WITH_XLA
+    if (xla_) return xla_->mutex();
+#endif
+    return mutex_;
+  }
+
+  std::mutex mutex_;
   std::vector<npy_intp> action_shape_;
   std::vector<std::vector<npy_intp>> column_dims_;
   std::vector<int> column_types_;
@@ -435,6 +465,7 @@ NB_MODULE(_core, m) {
       .def("reset", &PyEnvPool::Reset, nb::arg("env_id"))
       .def("recv", &PyEnvPool::Recv)
       .def("step", &PyEnvPool::Step, nb::arg("action"), nb::arg("env_id"))
+      .def("reset_recv", &PyEnvPool::ResetRecv, nb::arg("env_id"))
       .def("render", &PyEnvPool::Render, nb::arg("env_id"))
       .def("close", &PyEnvPool::Close)
       .def_prop_ro("columns", &PyEnvPool::Columns)

@@ -172,28 +172,32 @@ class EnvPool:
             action = action.astype(want)
         return np.ascontiguousarray(action)
 
+    def _action_and_env_ids(self, action: Any, env_id: Any) -> tuple[np.ndarray, np.ndarray]:
+        if isinstance(action, dict):  # EnvPool's dict form
+            env_id = action.get("env_id", env_id)
+            action = action["action"]
+        action = self._action_array(action)
+        return action, self._env_ids(env_id, action.shape[0] if action.ndim else None)
+
     def send(self, action: Any, env_id: Any = None) -> None:
         """Queues one action per env in `env_id` (all envs, or the last batch's, by default).
 
         `action` may also be EnvPool's dict form `{"action": ..., "env_id": ...}`.
         """
-        if isinstance(action, dict):
-            env_id = action.get("env_id", env_id)
-            action = action["action"]
-        action = self._action_array(action)
-        ids = self._env_ids(env_id, action.shape[0] if action.ndim else None)
-        self._pool.send(action, ids)
+        self._pool.send(*self._action_and_env_ids(action, env_id))
 
     def recv(self, reset: bool = False) -> Any:
         """Waits for the next batch and returns it, arranged for this pool's env_type."""
-        arrays = self._pool.recv()
-        self._last_env_id = arrays[_ENV_ID]
-        return self._arrange(arrays, reset)
+        return self._received(self._pool.recv(), reset)
 
     def step(self, action: Any, env_id: Any = None) -> Any:
-        """`send(action, env_id)` then `recv()`."""
-        self.send(action, env_id)
-        return self.recv()
+        """`send(action, env_id)` then `recv()`, as one call: threads sharing the pool each
+        get their own envs' rows."""
+        return self._received(self._pool.step(*self._action_and_env_ids(action, env_id)))
+
+    def _received(self, arrays: tuple, reset: bool = False) -> Any:
+        self._last_env_id = arrays[_ENV_ID]
+        return self._arrange(arrays, reset)
 
     def async_reset(self) -> None:
         """Queues a reset of every env; collect the batches with recv()."""
@@ -201,8 +205,7 @@ class EnvPool:
 
     def reset(self, env_id: Any = None) -> Any:
         """Resets the envs in `env_id` (all by default) and returns their first batch."""
-        self._pool.reset(self._env_ids(env_id, None))
-        return self.recv(reset=True)
+        return self._received(self._pool.reset_recv(self._env_ids(env_id, None)), reset=True)
 
     def render(self, env_ids: Any = None) -> np.ndarray:
         """RGB frames (N x H x W x 3, uint8) of envs that are not in flight (env 0 by default)."""
