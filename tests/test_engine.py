@@ -198,6 +198,9 @@ def test_errors() -> None:
         ep.make("CartPole-v1", num_envs="3")
     with pytest.raises(ValueError, match="max_episode_steps"):
         ep.make("CartPole-v1", max_episode_steps=0)
+    for seed in (2**63, np.uint64(2**63), [2**64]):
+        with pytest.raises(ValueError, match=r"'seed' = .* signed 64-bit"):
+            ep.make("CartPole-v1", num_envs=1, seed=seed)
 
     env = ep.make("CartPole-v1", num_envs=4)
     with pytest.raises(RuntimeError, match="nothing in flight"):
@@ -217,6 +220,11 @@ def test_errors() -> None:
         env.step(np.zeros(2, np.int32), np.array([0, 9]))
     with pytest.raises(ValueError, match="appears twice"):
         env.step(np.zeros(2, np.int32), np.array([1, 1]))
+    # Out of int32's range: not wrapped onto another env (2**32 + 1 would be env 1).
+    with pytest.raises(ValueError, match=r"env_id 4294967297 is out of range \[0, 4\)"):
+        env.step(np.zeros(2, np.int32), np.array([0, 2**32 + 1]))
+    with pytest.raises(ValueError, match="out of range"):
+        env.reset(np.array([2**40]))
     with pytest.raises(TypeError, match="env_id must be integers"):
         env.step(np.zeros(2, np.int32), np.array([0.0, 1.0]))
     # The pool is still usable after every error above.

@@ -263,3 +263,33 @@ def test_rl_games_style_calls() -> None:
     assert is_done.dtype == np.bool_ and list(info["env_id"]) == [0, 1, 2]
     assert info["reward"].shape == info["lives"].shape == reward.shape == (num_actors,)
     assert obs.dtype == np.uint8
+
+
+def test_gymnasium_vector_wrappers_and_reset_keywords() -> None:
+    # gymnasium's vector wrappers call reset(seed=..., options=...): accepted as EnvPool does.
+    env = gymnasium.wrappers.vector.RecordEpisodeStatistics(
+        ep.make("CartPole-v1", num_envs=4, seed=0, max_episode_steps=20))
+    env.reset()
+    episodes = ended = 0
+    for _ in range(30):
+        _, _, terminated, truncated, info = env.step(np.zeros(4, np.int32))
+        ended += int((terminated | truncated).sum())
+        episodes += int(info.get("_episode", np.zeros(4, bool)).sum())
+    assert episodes == ended > 0
+    assert list(info["env_id"]) == [0, 1, 2, 3]
+
+    pool = ep.make("CartPole-v1", num_envs=4, seed=0)
+    pool.reset()
+    obs, info = pool.reset(options={"reset_mask": np.array([False, True, False, True])})
+    assert list(info["env_id"]) == [1, 3] and obs.shape == (2, 4)
+    with pytest.warns(UserWarning, match="seeds are set at creation"):
+        pool.reset(seed=7)
+    with pytest.raises(ValueError, match="unknown reset options"):
+        pool.reset(options={"foo": 1})
+    with pytest.raises(ValueError, match="reset_mask must be a bool array of shape"):
+        pool.reset(options={"reset_mask": [1, 0, 0, 0]})
+    with pytest.raises(ValueError, match="selects no env"):
+        pool.reset(options={"reset_mask": np.zeros(4, bool)})
+    # EnvPool takes gym_reset_return_info with every env_type; only gym's old API uses it.
+    assert len(ep.make("CartPole-v1", gym_reset_return_info=True).reset()) == 2
+    ep.make("CartPole-v1", env_type="dm", gym_reset_return_info=True).reset()

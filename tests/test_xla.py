@@ -179,6 +179,8 @@ def test_errors() -> None:
         send(handle, jnp.zeros(1, jnp.int32))
     with pytest.raises(ValueError, match="shape"):
         send(handle, jnp.zeros((2, 2), jnp.int32))
+    with pytest.raises(TypeError, match="action dtype float32 cannot be used as int32"):
+        send(handle, jnp.array([0.7, 1.9]))  # as the Python path: not truncated to [0, 1]
     with pytest.raises(Exception, match=r"out of range \[0, 1\]"):
         jax.block_until_ready(send(handle, jnp.array([0, 5], jnp.int32)))
     with pytest.raises(Exception, match="another pool"):

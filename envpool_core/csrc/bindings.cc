@@ -60,10 +60,19 @@ int NumpyType(DType dtype) {
   return NPY_VOID;
 }
 
+std::int64_t ToInt64(const std::string& key, nb::handle value) {
+  std::int64_t out = 0;
+  if (!nb::try_cast<std::int64_t>(nb::int_(value), out)) {
+    throw std::invalid_argument("'" + key + "' = " + nb::cast<std::string>(nb::str(value)) +
+                                " is out of range: ints must fit in a signed 64-bit integer");
+  }
+  return out;
+}
+
 ConfigValue ToConfigValue(const std::string& key, nb::handle value) {
   PyObject* o = value.ptr();
   if (PyBool_Check(o) || PyArray_IsScalar(o, Bool)) return static_cast<bool>(PyObject_IsTrue(o));
-  if (PyLong_Check(o) || PyArray_IsScalar(o, Integer)) return nb::cast<std::int64_t>(nb::int_(value));
+  if (PyLong_Check(o) || PyArray_IsScalar(o, Integer)) return ToInt64(key, value);
   if (PyFloat_Check(o) || PyArray_IsScalar(o, Floating)) return nb::cast<double>(value);
   if (PyUnicode_Check(o)) return nb::cast<std::string>(value);
   if (PySequence_Check(o) || PyArray_Check(o)) {
@@ -73,7 +82,7 @@ ConfigValue ToConfigValue(const std::string& key, nb::handle value) {
       if (PyBool_Check(p) || !(PyLong_Check(p) || PyArray_IsScalar(p, Integer))) {
         throw std::invalid_argument("invalid type for '" + key + "': expected a sequence of ints");
       }
-      list.push_back(nb::cast<std::int64_t>(nb::int_(item)));
+      list.push_back(ToInt64(key, item));
     }
     return list;
   }

@@ -47,9 +47,10 @@ def make(task_id: str, env_type: str = "gymnasium", **kwargs: Any) -> EnvPool:
     """
     if env_type not in _ENV_TYPES:
         raise ValueError(f"env_type must be one of {sorted(_ENV_TYPES)}, got {env_type!r}")
+    # Accepted with every env_type, as EnvPool does; only gym's old API has a choice.
+    reset_return_info = bool(kwargs.pop("gym_reset_return_info", False))
     if env_type != "gym":
         return (DmEnvPool if env_type == "dm" else GymnasiumEnvPool)(make_spec(task_id, **kwargs))
-    reset_return_info = bool(kwargs.pop("gym_reset_return_info", False))
     spec = make_spec(task_id, **kwargs)
     gym = installed_gym()
     if gym is None:

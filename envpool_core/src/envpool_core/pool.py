@@ -9,6 +9,7 @@ code to the JAX arrays of its recv.
 
 from __future__ import annotations
 
+import warnings
 from collections import namedtuple
 from types import ModuleType
 from typing import Any
@@ -150,17 +151,25 @@ class EnvPool:
         ids = np.asarray(env_id)
         if ids.dtype.kind not in "iu":
             raise TypeError(f"env_id must be integers, got dtype {ids.dtype}")
+        # Checked before the cast to int32, which would wrap 2**32 + 1 to 1.
+        outside = (ids < 0) | (ids >= self.num_envs)
+        if outside.any():
+            raise ValueError(f"env_id {ids[outside].flat[0]} is out of range [0, {self.num_envs})")
         return np.ascontiguousarray(ids, dtype=np.int32).reshape(-1)
+
+    def _check_action_dtype(self, dtype: Any) -> None:
+        """A lossless cast (same kind: int64 -> int32) is accepted; float for int is not."""
+        if not np.can_cast(dtype, self._action_dtype, casting="same_kind"):
+            raise TypeError(
+                f"action dtype {dtype} cannot be used as {self._action_dtype} "
+                f"(action space {self.action_space})"
+            )
 
     def _action_array(self, action: Any) -> np.ndarray:
         action = np.asarray(action)
         want = self._action_dtype
         if action.dtype != want:
-            if not np.can_cast(action.dtype, want, casting="same_kind"):
-                raise TypeError(
-                    f"action dtype {action.dtype} cannot be used as {want} "
-                    f"(action space {self.action_space})"
-                )
+            self._check_action_dtype(action.dtype)
             if self._action_discrete and action.size and (
                 action.min() < self._action_low or action.max() > self._action_high
             ):
@@ -258,6 +267,30 @@ class GymnasiumEnvPool(EnvPool, gymnasium.vector.VectorEnv):
     An instance of `gymnasium.vector.VectorEnv`, with EnvPool's conventions where
     they differ: `observation_space`/`action_space` are single-env spaces.
     """
+
+    def reset(self, env_id: Any = None, *, seed: Any = None,
+              options: dict[str, Any] | None = None) -> Any:
+        """Resets the envs in `env_id` (all by default), or gymnasium's
+        `options={"reset_mask": mask}`, and returns their first batch. Seeds are fixed at
+        creation: `seed` is ignored with a warning, as EnvPool does (gymnasium's vector
+        wrappers pass `seed=None`)."""
+        if seed is not None:
+            warnings.warn("reset(seed=...) is ignored: seeds are set at creation, "
+                          "envpool_core.make(task_id, seed=...)", stacklevel=2)
+        if options:
+            unknown = sorted(set(options) - {"reset_mask"})
+            if unknown:
+                raise ValueError(f"unknown reset options {unknown}; allowed: reset_mask")
+            mask = np.asarray(options["reset_mask"])
+            if mask.dtype != bool or mask.shape != (self.num_envs,):
+                raise ValueError(f"reset_mask must be a bool array of shape ({self.num_envs},), "
+                                 f"got {mask.dtype} {mask.shape}")
+            if env_id is not None:
+                raise ValueError("pass env_id or options['reset_mask'], not both")
+            env_id = np.flatnonzero(mask)
+            if not len(env_id):
+                raise ValueError("reset_mask selects no env")
+        return super().reset(env_id)
 
     def _arrange(self, arrays: tuple, reset: bool) -> Any:
         obs, info = self._split(arrays)

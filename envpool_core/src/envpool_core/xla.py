@@ -114,7 +114,10 @@ def make_xla(pool: EnvPool) -> tuple:
         if isinstance(action, dict):
             env_id = action.get("env_id", env_id)
             action = action["action"]
-        action = jnp.asarray(action, dtype=action_dtype)
+        action = jnp.asarray(action)
+        if action.dtype != action_dtype:
+            pool._check_action_dtype(action.dtype)
+            action = action.astype(action_dtype)
         if action.ndim != 1 + len(action_shape) or action.shape[1:] != action_shape:
             raise ValueError(f"action has shape {action.shape}; expected (n, *{action_shape}) "
                              f"for n envs")
