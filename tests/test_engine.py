@@ -243,6 +243,12 @@ def test_errors() -> None:
     async_env.send(np.zeros(1, np.int32), info["env_id"][:1])
     with pytest.raises(RuntimeError, match="wait forever"):
         async_env.recv()
+    # A reset no recv() could return is refused before it is queued: nothing stays in flight.
+    async_env = ep.make("CartPole-v1", num_envs=4, batch_size=2)
+    with pytest.raises(RuntimeError, match="wait forever"):
+        async_env.reset(np.array([3]))
+    async_env.async_reset()
+    async_env.recv()
 
     env.close()
     env.close()  # idempotent

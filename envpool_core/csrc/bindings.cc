@@ -258,10 +258,13 @@ class PyEnvPool {
   }
 
   // reset() of the Python API: resets and receives under one lock, as Step.
+  // Checked before the reset is queued: a reset that no recv() could return
+  // would leave its envs in flight, blocking later resets.
   nb::tuple ResetRecv(nb::handle env_ids) {
     auto lock = Lock();
     int n;
     const std::int32_t* ids = EnvIds(env_ids, &n);
+    pool_.CheckRecvPossible(n);
     pool_.Reset(ids, n);
     return RecvLocked();
   }

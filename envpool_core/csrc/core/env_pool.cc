@@ -292,15 +292,17 @@ bool EnvPool::BatchReady() const {
   return expected > 0 && slot.done.load(std::memory_order_acquire) >= expected;
 }
 
-void EnvPool::CheckRecvPossible() const {
+void EnvPool::CheckRecvPossible(int more_in_flight) const {
   if (closed_) throw std::logic_error("cannot recv: the pool is closed");
-  if (in_flight_count_ == 0) {
+  int in_flight = in_flight_count_ + more_in_flight;
+  if (in_flight == 0) {
     throw std::logic_error("recv() with nothing in flight: call send() or reset() first");
   }
-  if (!is_sync() && in_flight_count_ < batch_size_) {
-    throw std::logic_error("recv() would wait forever: " + std::to_string(in_flight_count_) +
+  if (!is_sync() && in_flight < batch_size_) {
+    throw std::logic_error("recv() would wait forever: " + std::to_string(in_flight) +
                            " envs in flight but batch_size is " + std::to_string(batch_size_) +
-                           "; send actions to the env ids of the previous batch first");
+                           "; send actions to (or reset) the env ids of the previous batch "
+                           "first");
   }
 }
 

@@ -62,8 +62,9 @@ class EnvPool {
   // Queues a reset of each id (same id checks as Send).
   void Reset(const std::int32_t* ids, int n);
   // Throws std::logic_error when no batch can ever complete (nothing or too
-  // little in flight), so that recv() never hangs.
-  void CheckRecvPossible() const;
+  // little in flight, counting `more_in_flight` envs about to be reset), so
+  // that recv() never hangs.
+  void CheckRecvPossible(int more_in_flight = 0) const;
   // Runs queued env steps on the calling thread and waits until the next batch
   // is complete or `timeout` passes. Returns true when the batch is ready.
   bool WaitForBatch(std::chrono::microseconds timeout);
