@@ -56,7 +56,15 @@ def test_env_types() -> None:
     ts = dm.step(np.array([1, 1]))
     assert list(ts.step_type) == [1, 1] and list(ts.discount) == [1, 1]
     assert dm.action_spec().num_values == 2
-    assert dm.observation_spec().shape == (4,)
+    # observation_spec() has TimeStep.observation's structure, as EnvPool's (tree utilities
+    # such as dm-tree's assert_same_structure rely on it).
+    spec = dm.observation_spec()
+    assert spec._fields == ts.observation._fields and spec.obs.shape == (4,)
+    for field, value in zip(spec._fields, ts.observation, strict=True):
+        leaf = getattr(spec, field)
+        if field == "players":
+            leaf, value = leaf.env_id, value.env_id
+        assert value.shape[1:] == leaf.shape and value.dtype == leaf.dtype, field
     with pytest.raises(ValueError, match="env_type"):
         ep.make("CartPole-v1", env_type="torch")
 

@@ -337,8 +337,16 @@ class DmEnvPool(EnvPool):
         self._players_type = namedtuple("Players", ["env_id"])
 
     def observation_spec(self) -> Any:
-        """dm_env observation spec."""
-        return self.spec.observation_spec()
+        """dm_env observation spec, with the structure of `TimeStep.observation`: a State of
+        the obs, info, env_id, players and elapsed_step specs (as EnvPool's)."""
+        obs = self.spec.observation_spec()
+        obs_specs = [obs] if self._num_obs == 1 else [obs[k] for k in self._obs_names]
+        info = self.spec.info_spec()
+        env_id = dm_env.specs.Array((), np.int32, name="env_id")
+        return self._state_type(
+            *obs_specs, *(info[k] for k in self._info_names), env_id,
+            self._players_type(env_id), dm_env.specs.Array((), np.int32, name="elapsed_step"),
+        )
 
     def action_spec(self) -> Any:
         """dm_env action spec."""

@@ -111,6 +111,10 @@ class EnvSpec:
             return _dm_array(self.obs_specs[0])
         return {s["name"]: _dm_array(s) for s in self.obs_specs}
 
+    def info_spec(self) -> dict[str, dm_env.specs.Array]:
+        """dm_env specs of the task's info arrays, by name."""
+        return {s["name"]: _dm_array(s) for s in self.info_specs}
+
     def action_spec(self) -> dm_env.specs.Array:
         """dm_env action spec, with the bounds of `action_space`."""
         discrete = _discrete_range(self.action_array_spec)
