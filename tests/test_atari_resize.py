@@ -3,7 +3,7 @@
 With frame_skip=1 and stack_num=1 an observation is one resized screen, so
 stepping our env next to ale-py's emulator compares our resize with cv2.resize
 frame by frame: bit for bit for INTER_AREA (the default), within 1 for
-bilinear.
+bilinear. Pooyan's screen is 220 rows and Pacman's 250, not 210.
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ def as_channels_first(img: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("size", [(84, 84), (64, 64), (100, 120), (210, 80), (47, 159)])
 @pytest.mark.parametrize("task,rom", [("Pong-v5", "pong"), ("MsPacman-v5", "ms_pacman"),
-                                      ("Seaquest-v5", "seaquest")])
+                                      ("Seaquest-v5", "seaquest"), ("Pooyan-v5", "pooyan"),
+                                      ("Pacman-v5", "pacman")])
 def test_area_resize_equals_cv2_inter_area(task: str, rom: str, size: tuple[int, int]) -> None:
     n = 0
     for obs, screen in frames(task, rom, 120, True, size, True):
@@ -63,16 +64,35 @@ def test_area_resize_equals_cv2_inter_area(task: str, rom: str, size: tuple[int,
     assert n > 50
 
 
-def test_area_resize_rgb_equals_cv2_inter_area() -> None:
-    for obs, screen in frames("MsPacman-v5", "ms_pacman", 80, False, (84, 84), True):
+# Integer scales take OpenCV's other INTER_AREA path (block sums; 2 x 2 blocks round half up),
+# and a side kept at the screen's is not resized.
+@pytest.mark.parametrize("task,rom,size,gray", [
+    ("Pong-v5", "pong", (105, 80), True), ("Pong-v5", "pong", (70, 32), True),
+    ("MsPacman-v5", "ms_pacman", (105, 80), False), ("Pacman-v5", "pacman", (125, 80), True),
+    ("Pacman-v5", "pacman", (125, 80), False), ("Pacman-v5", "pacman", (50, 40), True),
+    ("Pacman-v5", "pacman", (250, 84), True), ("Pacman-v5", "pacman", (84, 160), True)])
+def test_area_resize_integer_scales_and_kept_sides(task: str, rom: str, size: tuple[int, int],
+                                                   gray: bool) -> None:
+    n = 0
+    for obs, screen in frames(task, rom, 40, gray, size, True):
+        want = cv2.resize(screen, size[::-1], interpolation=cv2.INTER_AREA)
+        np.testing.assert_array_equal(obs, as_channels_first(want))
+        n += 1
+    assert n > 20
+
+
+@pytest.mark.parametrize("task,rom", [("MsPacman-v5", "ms_pacman"), ("Pacman-v5", "pacman")])
+def test_area_resize_rgb_equals_cv2_inter_area(task: str, rom: str) -> None:
+    for obs, screen in frames(task, rom, 80, False, (84, 84), True):
         want = cv2.resize(screen, (84, 84), interpolation=cv2.INTER_AREA)
         np.testing.assert_array_equal(obs, as_channels_first(want))
 
 
 @pytest.mark.parametrize("gray", [True, False])
-def test_bilinear_resize_is_close_to_cv2_inter_linear(gray: bool) -> None:
+@pytest.mark.parametrize("task,rom", [("MsPacman-v5", "ms_pacman"), ("Pacman-v5", "pacman")])
+def test_bilinear_resize_is_close_to_cv2_inter_linear(task: str, rom: str, gray: bool) -> None:
     differ = total = 0
-    for obs, screen in frames("MsPacman-v5", "ms_pacman", 60, gray, (84, 84), False):
+    for obs, screen in frames(task, rom, 60, gray, (84, 84), False):
         want = as_channels_first(cv2.resize(screen, (84, 84), interpolation=cv2.INTER_LINEAR))
         diff = np.abs(obs.astype(int) - want.astype(int))
         assert diff.max() <= 1

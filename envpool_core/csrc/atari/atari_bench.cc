@@ -132,31 +132,31 @@ const char* const kStageNames[kNumStages] = {
 class Replica {
  public:
   Replica(const std::string& rom_path, std::int64_t seed, bool ale_grayscale)
-      : ale_grayscale_(ale_grayscale),
-        area_(atari::kScreenHeight, atari::kScreenWidth, kSize, kSize) {
-    ale_.setFloat("repeat_action_probability", 0.0F);
-    ale_.setInt("random_seed", static_cast<int>(seed % 2147483648LL));
-    ale_.loadROM(rom_path);
-    for (ale::Action a : ale_.getMinimalActionSet()) {
+      : ale_(LoadedAle(rom_path, seed)),
+        ale_grayscale_(ale_grayscale),
+        pixels_(ale_->getScreen().height() * ale_->getScreen().width()),
+        area_(static_cast<int>(ale_->getScreen().height()),
+              static_cast<int>(ale_->getScreen().width()), kSize, kSize) {
+    for (ale::Action a : ale_->getMinimalActionSet()) {
       actions_.push_back(a);
       if (a == ale::PLAYER_A_FIRE) fire_reset_ = true;
     }
-    for (auto& r : raw_) r.assign(kPixels, 0);
+    for (auto& r : raw_) r.assign(pixels_, 0);
     frames_.assign(kFrame * kStack, 0);
     obs_.assign(kFrame * kStack, 0);
     std::uint8_t gray[128];
     for (int k = 0; k < 128; ++k) {
-      gray[k] = static_cast<std::uint8_t>(ale_.theOSystem->colourPalette().getRGB(2 * k + 1) & 0xFF);
+      gray[k] = static_cast<std::uint8_t>(ale_->theOSystem->colourPalette().getRGB(2 * k + 1) & 0xFF);
     }
     gray_ = std::make_unique<atari::GrayscaleTable>(gray);
   }
 
   // noop_max 0: reset, FIRE where the game has it, fill the stack.
   void Reset() {
-    ale_.reset_game();
+    ale_->reset_game();
     if (fire_reset_) {
-      ale_.act(ale::PLAYER_A_FIRE);
-      if (ale_.game_over()) ale_.reset_game();
+      ale_->act(ale::PLAYER_A_FIRE);
+      if (ale_->game_over()) ale_->reset_game();
     }
     Capture(raw_[0].data());
     std::fill(raw_[1].begin(), raw_[1].end(), std::uint8_t{0});
@@ -176,13 +176,13 @@ class Replica {
     double capture = 0.0;
     bool pooled = false;
     for (int f = 0; f < 4; ++f) {
-      ale_.act(a);
-      game_over = ale_.game_over();
+      ale_->act(a);
+      game_over = ale_->game_over();
       if (game_over) break;
       if (f >= 2) {
         auto g0 = Clock::now();
         if (f == 3 && !ale_grayscale_ && atari::GrayscaleTable::kVectorized) {
-          pooled = gray_->ApplyMax(Screen(), raw_[1].data(), raw_[0].data(), kPixels);
+          pooled = gray_->ApplyMax(Screen(), raw_[1].data(), raw_[0].data(), pixels_);
         }
         if (!pooled) Capture(raw_[f == 2 ? 1 : 0].data());
         capture += Micros(g0, Clock::now());
@@ -191,7 +191,7 @@ class Replica {
     auto c1 = Clock::now();
     t[kEmulate] = Micros(c0, c1) - capture;
     t[kGrayscale] = capture;
-    if (!pooled) atari::MaxPool(raw_[0].data(), raw_[1].data(), raw_[0].data(), kPixels);
+    if (!pooled) atari::MaxPool(raw_[0].data(), raw_[1].data(), raw_[0].data(), pixels_);
     auto c2 = Clock::now();
     t[kMaxPool] = Micros(c1, c2);
     newest_ = (newest_ + 1) % kStack;
@@ -210,14 +210,22 @@ class Replica {
  private:
   static constexpr int kSize = 84;
   static constexpr int kStack = 4;
-  static constexpr std::size_t kPixels = atari::kScreenHeight * atari::kScreenWidth;
   static constexpr std::size_t kFrame = kSize * kSize;
 
-  std::uint8_t* Screen() { return ale_.getScreen().getArray(); }
+  // The screen's size is known once the ROM is loaded, and sizes area_.
+  static std::unique_ptr<ale::ALEInterface> LoadedAle(const std::string& rom_path,
+                                                      std::int64_t seed) {
+    auto ale = std::make_unique<ale::ALEInterface>();
+    ale->setFloat("repeat_action_probability", 0.0F);
+    ale->setInt("random_seed", static_cast<int>(seed % 2147483648LL));
+    ale->loadROM(rom_path);
+    return ale;
+  }
+  std::uint8_t* Screen() { return ale_->getScreen().getArray(); }
   void Capture(std::uint8_t* raw) {
     if (ale_grayscale_ || !atari::GrayscaleTable::kVectorized ||
-        !gray_->Apply(Screen(), raw, kPixels)) {
-      ale_.theOSystem->colourPalette().applyPaletteGrayscale(raw, Screen(), kPixels);
+        !gray_->Apply(Screen(), raw, pixels_)) {
+      ale_->theOSystem->colourPalette().applyPaletteGrayscale(raw, Screen(), pixels_);
     }
   }
   std::uint8_t* Slot(int i) { return frames_.data() + kFrame * static_cast<std::size_t>(i); }
@@ -228,8 +236,9 @@ class Replica {
     if (oldest != 0) std::memcpy(obs_.data() + tail, frames_.data(), oldest * kFrame);
   }
 
-  ale::ALEInterface ale_;
+  std::unique_ptr<ale::ALEInterface> ale_;
   bool ale_grayscale_;
+  std::size_t pixels_;
   std::unique_ptr<atari::GrayscaleTable> gray_;
   std::vector<ale::Action> actions_;
   bool fire_reset_ = false;

@@ -8,7 +8,11 @@
 #include <stdexcept>
 
 #include "ale/ale_interface.hpp"
+#include "ale/emucore/Console.hxx"
 #include "ale/emucore/MD5.hxx"
+#include "ale/emucore/MediaSrc.hxx"
+#include "ale/emucore/OSystem.hxx"
+#include "ale/emucore/Settings.hxx"
 #include "ale/games/RomSettings.hpp"
 #include "ale/games/Roms.hpp"
 
@@ -21,14 +25,47 @@ std::string RomError(const Config& config, const std::string& what) {
          " (the ROMs come from the installed ale-py package; reinstall ale-py==0.12.1)";
 }
 
+// The screen ALE gives this ROM, rows x columns. Its height is a property of
+// the game (210 rows for most, up to 250 for PAL and some other ROMs), set
+// when the emulator's console is built. That is the first half of
+// ALEInterface::loadROM, done here without the game reset that makes a full
+// load several times slower, so a spec costs little more than reading the ROM.
+std::array<int, 2> ScreenSize(const std::string& rom_path) {
+  // Declared in ALEInterface's order, so they are destroyed in its order too.
+  std::unique_ptr<ale::stella::OSystem> os;
+  std::unique_ptr<ale::stella::Settings> settings;
+  ale::ALEInterface::createOSystem(os, settings);
+  ale::ALEInterface::loadSettings(rom_path, os);
+  const ale::stella::MediaSource& media = os->console().mediaSource();
+  return {static_cast<int>(media.height()), static_cast<int>(media.width())};
+}
+
+// Observations are only downscaled, so each side is at most the screen's.
+void CheckObsSide(const Config& config, const char* option, int screen, const char* side) {
+  std::int64_t value = config.GetInt(option);
+  if (value > screen) {
+    throw std::invalid_argument("invalid value " + std::to_string(value) + " for '" + option +
+                                "': expected a value in [1, " + std::to_string(screen) + "], " +
+                                config.GetString("task_id") + "'s screen " + side +
+                                " (observations are downscaled, never enlarged)");
+  }
+}
+
 }  // namespace
 
 std::vector<OptionDef> AtariOptions() {
   return {
       OptionDef::Int("max_episode_steps", 27000,
                      "agent steps before truncation (27000 x frame_skip 4 = 108000 frames)", 1),
-      OptionDef::Int("img_height", 84, "observation height (downscaled from 210)", 1, kScreenHeight),
-      OptionDef::Int("img_width", 84, "observation width (downscaled from 160)", 1, kScreenWidth),
+      // The upper bounds depend on the game's screen; MakeSpec checks them.
+      OptionDef::Int("img_height", 84,
+                     "observation height, at most the screen's (210 rows for most games, "
+                     "up to 250); the screen height: no vertical resize",
+                     1),
+      OptionDef::Int("img_width", 84,
+                     "observation width, at most the screen's (160); the screen width: "
+                     "no horizontal resize",
+                     1),
       OptionDef::Int("stack_num", 4, "frames stacked in an observation", 1, 256),
       OptionDef::Bool("gray_scale", true,
                       "grayscale frames (1 channel each); False: RGB (3 channels each)"),
@@ -82,6 +119,9 @@ EnvSpec AtariEnv::MakeSpec(const Config& config) {
 
   int stack = static_cast<int>(config.GetInt("stack_num"));
   int channels = config.GetBool("gray_scale") ? 1 : 3;
+  std::array<int, 2> screen = ScreenSize(rom_path);
+  CheckObsSide(config, "img_height", screen[0], "height");
+  CheckObsSide(config, "img_width", screen[1], "width");
   int h = static_cast<int>(config.GetInt("img_height"));
   int w = static_cast<int>(config.GetInt("img_width"));
   EnvSpec spec;
@@ -90,7 +130,7 @@ EnvSpec AtariEnv::MakeSpec(const Config& config) {
   spec.info.push_back(MakeArraySpec<float>("reward", {}));
   spec.info.push_back(MakeArraySpec<bool>("terminated", {}));
   spec.action = DiscreteActionSpec(static_cast<int>(num_actions));
-  spec.render_shape = {kScreenHeight, kScreenWidth};
+  spec.render_shape = {screen[0], screen[1]};
   return spec;
 }
 
@@ -109,19 +149,28 @@ AtariEnv::AtariEnv(const EnvSpec& spec, std::uint64_t seed)
       reward_clip_(spec.config.GetBool("reward_clip")),
       fire_reset_(false),
       area_resize_(spec.config.GetBool("use_inter_area_resize")),
-      raw_size_(static_cast<std::size_t>(kScreenHeight * kScreenWidth * channels_)),
+      screen_height_(spec.render_shape.at(0)),
+      screen_width_(spec.render_shape.at(1)),
+      pixels_(static_cast<std::size_t>(screen_height_) * static_cast<std::size_t>(screen_width_)),
+      raw_size_(pixels_ * static_cast<std::size_t>(channels_)),
       frame_size_(static_cast<std::size_t>(channels_ * height_ * width_)),
-      area_(kScreenHeight, kScreenWidth, height_, width_),
-      linear_(kScreenHeight, kScreenWidth, height_, width_) {
+      area_(screen_height_, screen_width_, height_, width_),
+      linear_(screen_height_, screen_width_, height_, width_) {
   ale_->setFloat("repeat_action_probability",
                  static_cast<float>(spec.config.GetFloat("repeat_action_probability")));
   // ALE wants a non-negative int; its RNG drives the sticky actions.
   ale_->setInt("random_seed", static_cast<int>(seed % 2147483648ULL));
   ale_->loadROM(spec.config.GetString("rom_path"));
+  // The buffers above are sized from MakeSpec's look at the console; a
+  // screen of another size would overrun them.
   const ale::ALEScreen& screen = ale_->getScreen();
-  if (screen.height() != kScreenHeight || screen.width() != kScreenWidth) {
-    throw std::runtime_error("unexpected Atari screen size " + std::to_string(screen.height()) +
-                             "x" + std::to_string(screen.width()));
+  if (screen.height() != static_cast<std::size_t>(screen_height_) ||
+      screen.width() != static_cast<std::size_t>(screen_width_)) {
+    throw std::runtime_error(spec.config.GetString("task_id") + ": ALE's screen is " +
+                             std::to_string(screen.height()) + "x" +
+                             std::to_string(screen.width()) + ", the spec says " +
+                             std::to_string(screen_height_) + "x" +
+                             std::to_string(screen_width_));
   }
   ale::ActionVect actions = spec.config.GetBool("full_action_space")
                                 ? ale_->getLegalActionSet()
@@ -148,22 +197,20 @@ AtariEnv::~AtariEnv() = default;
 void AtariEnv::Capture(std::uint8_t* raw) {
   ale::pixel_t* screen = ale_->getScreen().getArray();
   auto& palette = ale_->theOSystem->colourPalette();
-  constexpr std::size_t kPixels = kScreenHeight * kScreenWidth;
   if (channels_ == 1) {
-    if (gray_ == nullptr || !gray_->Apply(screen, raw, kPixels)) {
-      palette.applyPaletteGrayscale(raw, screen, kPixels);
+    if (gray_ == nullptr || !gray_->Apply(screen, raw, pixels_)) {
+      palette.applyPaletteGrayscale(raw, screen, pixels_);
     }
   } else {
-    palette.applyPaletteRGB(raw, screen, kPixels);
+    palette.applyPaletteRGB(raw, screen, pixels_);
   }
 }
 
 void AtariEnv::CaptureMaxPool() {
   ale::pixel_t* screen = ale_->getScreen().getArray();
-  constexpr std::size_t kPixels = kScreenHeight * kScreenWidth;
-  if (gray_ == nullptr || !gray_->ApplyMax(screen, raw_[1].data(), raw_[0].data(), kPixels)) {
-    ale_->theOSystem->colourPalette().applyPaletteGrayscale(raw_[0].data(), screen, kPixels);
-    MaxPool(raw_[0].data(), raw_[1].data(), raw_[0].data(), kPixels);
+  if (gray_ == nullptr || !gray_->ApplyMax(screen, raw_[1].data(), raw_[0].data(), pixels_)) {
+    ale_->theOSystem->colourPalette().applyPaletteGrayscale(raw_[0].data(), screen, pixels_);
+    MaxPool(raw_[0].data(), raw_[1].data(), raw_[0].data(), pixels_);
   }
 }
 
@@ -171,7 +218,7 @@ void AtariEnv::PushFrame(const std::uint8_t* raw, bool fill) {
   newest_ = (newest_ + 1) % stack_num_;
   std::uint8_t* dst = frames_.data() + frame_size_ * static_cast<std::size_t>(newest_);
   const std::size_t plane = static_cast<std::size_t>(height_) * static_cast<std::size_t>(width_);
-  if (height_ == kScreenHeight && width_ == kScreenWidth) {
+  if (height_ == screen_height_ && width_ == screen_width_) {
     if (channels_ == 1) {
       std::memcpy(dst, raw, plane);
     } else {
@@ -292,8 +339,7 @@ void AtariEnv::Step(const void* action, OutputRow& row) {
 }
 
 void AtariEnv::Render(std::uint8_t* rgb) {
-  ale_->theOSystem->colourPalette().applyPaletteRGB(rgb, ale_->getScreen().getArray(),
-                                                    kScreenHeight * kScreenWidth);
+  ale_->theOSystem->colourPalette().applyPaletteRGB(rgb, ale_->getScreen().getArray(), pixels_);
 }
 
 }  // namespace envpool_core::atari

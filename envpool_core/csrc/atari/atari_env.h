@@ -20,9 +20,6 @@ class ALEInterface;
 
 namespace envpool_core::atari {
 
-constexpr int kScreenHeight = 210;
-constexpr int kScreenWidth = 160;
-
 // The options of every Atari task, with EnvPool's defaults.
 std::vector<OptionDef> AtariOptions();
 
@@ -35,7 +32,9 @@ class AtariEnv : public Env {
   void Step(const void* action, OutputRow& row) override;
   void Render(std::uint8_t* rgb) override;
 
-  // Checks the ROM (exists, readable, known to ALE) and builds the spec.
+  // Checks the ROM (exists, readable, known to ALE) and the observation size
+  // against the game's screen, and builds the spec; render_shape holds the
+  // game's screen size (most games 210 x 160, some up to 250 rows).
   static EnvSpec MakeSpec(const Config& config);
 
  private:
@@ -71,6 +70,9 @@ class AtariEnv : public Env {
   // game goes on: the next Reset continues the game instead of restarting it.
   bool continue_game_ = false;
 
+  int screen_height_;  // the game's ALE screen (spec.render_shape)
+  int screen_width_;
+  std::size_t pixels_;      // screen_height_ x screen_width_
   std::size_t raw_size_;    // bytes of one captured screen
   std::size_t frame_size_;  // bytes of one preprocessed frame (channels x H x W)
   std::array<std::vector<std::uint8_t>, 2> raw_;

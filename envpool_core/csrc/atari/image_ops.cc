@@ -3,6 +3,7 @@
 #include "atari/image_ops.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -190,6 +191,12 @@ bool GrayscaleTable::Run(const std::uint8_t* src, const std::uint8_t* other, std
 // (buf[dx] += src * alpha, taps in increasing source order), then rows are
 // accumulated vertically (sum = beta * buf for a destination row's first
 // source row, sum += beta * buf after), and rounded with cvRound.
+//
+// When both scales are integers (within DBL_EPSILON of one, as OpenCV tests
+// them), OpenCV takes another path (resizeAreaFast_): an integer sum over the
+// block times the float 1.f / area, rounded with cvRound; for 2 x 2 blocks of
+// 1, 3 or 4 channels it rounds half up instead, (sum + 2) >> 2. The two paths
+// round differently, so both are reproduced.
 
 std::vector<AreaResizer::Tap> AreaResizer::Table(int src_size, int dst_size, double scale) {
   std::vector<Tap> tab;
@@ -219,9 +226,17 @@ std::vector<AreaResizer::Tap> AreaResizer::Table(int src_size, int dst_size, dou
 AreaResizer::AreaResizer(int src_h, int src_w, int dst_h, int dst_w)
     : src_h_(src_h), src_w_(src_w), dst_h_(dst_h), dst_w_(dst_w) {
   CheckSizes("area resize", src_h, src_w, dst_h, dst_w);
-  // cv::resize derives the scale from the inverse ratio; keep its rounding.
+  // cv::resize derives the scale from the inverse ratio; keep its rounding
+  // (210 to 2 rows gives 104.99999999999999: not an integer scale there).
   double scale_x = 1.0 / (static_cast<double>(dst_w) / src_w);
   double scale_y = 1.0 / (static_cast<double>(dst_h) / src_h);
+  double iscale_x = std::nearbyint(scale_x);
+  double iscale_y = std::nearbyint(scale_y);
+  if (std::abs(scale_x - iscale_x) < DBL_EPSILON && std::abs(scale_y - iscale_y) < DBL_EPSILON) {
+    block_w_ = static_cast<int>(iscale_x);
+    block_h_ = static_cast<int>(iscale_y);
+    return;
+  }
   std::vector<Tap> xtab = Table(src_w, dst_w, scale_x);
   ytab_ = Table(src_h, dst_h, scale_y);
 
@@ -276,7 +291,36 @@ void AreaResizer::HorizontalQuad(const float* q, float* hq) const {
   }
 }
 
+void AreaResizer::ResizeBlocks(const std::uint8_t* src, int channels, int channel,
+                               std::uint8_t* dst) const {
+  const auto stride = static_cast<std::size_t>(channels);
+  const std::size_t row_bytes = static_cast<std::size_t>(src_w_) * stride;
+  const bool half_up =
+      block_h_ == 2 && block_w_ == 2 && (channels == 1 || channels == 3 || channels == 4);
+  const int area = block_h_ * block_w_;
+  const float inv_area = 1.0F / static_cast<float>(area);
+  for (int dy = 0; dy < dst_h_; ++dy) {
+    const std::uint8_t* top = src + row_bytes * static_cast<std::size_t>(dy * block_h_) +
+                              static_cast<std::size_t>(channel);
+    std::uint8_t* out = dst + static_cast<std::size_t>(dy) * static_cast<std::size_t>(dst_w_);
+    for (int dx = 0; dx < dst_w_; ++dx) {
+      const std::uint8_t* block = top + static_cast<std::size_t>(dx * block_w_) * stride;
+      int sum = 0;
+      for (int y = 0; y < block_h_; ++y) {
+        const std::uint8_t* row = block + row_bytes * static_cast<std::size_t>(y);
+        for (int x = 0; x < block_w_; ++x) sum += row[static_cast<std::size_t>(x) * stride];
+      }
+      out[dx] = half_up ? static_cast<std::uint8_t>((sum + 2) >> 2)
+                        : SaturateU8(RoundHalfEven(static_cast<float>(sum) * inv_area));
+    }
+  }
+}
+
 void AreaResizer::Resize(const std::uint8_t* src, int channels, int channel, std::uint8_t* dst) {
+  if (block_h_ > 0) {
+    ResizeBlocks(src, channels, channel, dst);
+    return;
+  }
   const std::size_t row_bytes = static_cast<std::size_t>(src_w_) * static_cast<std::size_t>(channels);
   const std::size_t w = static_cast<std::size_t>(dst_w_);
   const std::size_t sw = static_cast<std::size_t>(src_w_);

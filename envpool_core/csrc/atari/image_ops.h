@@ -50,7 +50,9 @@ class GrayscaleTable {
 };
 
 // Downscales one channel of an interleaved 8-bit image like OpenCV's
-// INTER_AREA. Requires dst_h <= src_h and dst_w <= src_w.
+// INTER_AREA. Requires dst_h <= src_h and dst_w <= src_w. Like OpenCV, it
+// averages whole blocks of pixels in integers when both scales are integers
+// (e.g. 250 x 160 to 125 x 80), and weighs fractional cells in floats otherwise.
 class AreaResizer {
  public:
   AreaResizer(int src_h, int src_w, int dst_h, int dst_w);
@@ -69,8 +71,13 @@ class AreaResizer {
   static std::vector<Tap> Table(int src_size, int dst_size, double scale);
   template <int kTaps>
   void HorizontalQuad(const float* q, float* hq) const;
+  void ResizeBlocks(const std::uint8_t* src, int channels, int channel, std::uint8_t* dst) const;
 
   int src_h_, src_w_, dst_h_, dst_w_;
+  // Integer scales (OpenCV's resizeAreaFast): each destination pixel is the
+  // mean of a block_h_ x block_w_ block; 0 when the scales are not integers.
+  int block_h_ = 0;
+  int block_w_ = 0;
   std::vector<Tap> ytab_;
   // Horizontal taps in structure-of-arrays form, `x_taps_` per destination
   // column; absent taps have weight 0 (adding 0.0f leaves a sum unchanged).

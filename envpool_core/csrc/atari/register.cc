@@ -3,10 +3,16 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
 #include "ale/common/Log.hpp"
+#include "ale/emucore/MD5.hxx"
+#include "ale/games/RomSettings.hpp"
+#include "ale/games/Roms.hpp"
 #include "atari/atari_env.h"
 
 namespace envpool_core {
@@ -26,6 +32,22 @@ std::string RomIdToName(const std::string& rom_id) {
     if (c != '_') name += c;
   }
   return name;
+}
+
+// Whether ALE has game settings (reward, lives, game over) for the ROM, found
+// as ALE finds them: by file name, else by MD5. ale-py ships ROMs without
+// them (combat, joust, maze_craze, warlords: two-player games that ALE's
+// single-agent interface cannot play), and its gymnasium registration skips
+// those; loading one would end the process, so they are no tasks here either.
+bool AleKnowsRom(const std::filesystem::path& rom) {
+  std::unique_ptr<ale::RomSettings> by_name(ale::buildRomRLWrapper(rom, ""));
+  if (by_name) return true;
+  std::ifstream in(rom, std::ios::binary);
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
+  std::string md5 = ale::stella::MD5(bytes.data(), static_cast<std::uint32_t>(bytes.size()));
+  std::unique_ptr<ale::RomSettings> by_md5(ale::buildRomRLWrapper(rom, md5));
+  return by_md5 != nullptr;
 }
 
 }  // namespace
@@ -53,7 +75,7 @@ void RegisterAtariTasks(TaskRegistry& registry, const std::string& rom_dir) {
     std::string rom_id = rom.stem().string();
     TaskDef task;
     task.id = RomIdToName(rom_id) + "-v5";
-    if (registry.Has(task.id)) continue;
+    if (registry.Has(task.id) || !AleKnowsRom(rom)) continue;
     task.options = atari::AtariOptions();
     task.fixed.Set("task", rom_id);
     task.fixed.Set("rom_path", fs::absolute(rom).string());
