@@ -442,7 +442,7 @@ NB_MODULE(_core, m) {
 #ifdef ENVPOOL_CORE_WITH_ATARI
   m.def("register_atari_tasks",
         [](const std::string& rom_dir) { RegisterAtariTasks(TaskRegistry::Global(), rom_dir); },
-        "Registers one <Game>-v5 task per ROM file found in rom_dir.");
+        "Registers one <Game>-v5 task per ROM file in rom_dir that ALE supports.");
 #endif
 #ifdef ENVPOOL_CORE_WITH_MUJOCO
   m.def("register_mujoco_tasks",
