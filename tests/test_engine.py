@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 import os
 import resource
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -146,6 +148,27 @@ def test_truncation() -> None:
     dm.step(np.array([0]))
     ts = dm.step(np.array([0]))
     assert ts.step_type[0] == 2 and ts.discount[0] == 1  # truncation keeps the discount
+
+
+def test_async_serves_every_env_while_the_workers_get_no_cpu() -> None:
+    # With every core busy elsewhere, recv()'s caller steps the envs itself. It used to take
+    # them always from one worker's queue, so the other queue's envs never came back: here
+    # envs 1, 3 and 5 were missing from all 40 batches, every time.
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(os.cpu_count() or 2)]
+    try:
+        time.sleep(0.5)
+        env = ep.make("CartPole-v1", num_envs=6, batch_size=3, num_threads=2, seed=5)
+        env.async_reset()
+        served = np.zeros(6, int)
+        for _ in range(40):
+            obs, *_, info = env.recv()
+            served[info["env_id"]] += 1
+            env.send((obs[:, 2] < 0).astype(np.int32), info["env_id"])
+    finally:
+        for process in busy:
+            process.kill()
+    assert served.min() >= 5, served
 
 
 def test_async_serves_every_env() -> None:

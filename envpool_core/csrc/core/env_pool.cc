@@ -310,7 +310,11 @@ bool EnvPool::WaitForBatch(std::chrono::microseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   int id;
   while (!BatchReady()) {
-    if (env_queues_.Pop(num_threads_, &id)) {
+    // The caller starts at the next queue each time: always starting at the
+    // same one, it served only that queue's envs whenever the workers got no
+    // CPU (another process busy), and the other envs never came back.
+    caller_queue_ = (caller_queue_ + 1) % env_queues_.size();
+    if (env_queues_.Pop(caller_queue_, &id)) {
       RunEnv(id, num_threads_);
       // Return now and then even while there is work, so Ctrl-C stays responsive.
       if (std::chrono::steady_clock::now() >= deadline) return BatchReady();

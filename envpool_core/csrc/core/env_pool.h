@@ -133,6 +133,7 @@ class EnvPool {
   void (*release_action_)(void*);
 
   StepperQueues env_queues_;
+  int caller_queue_ = 0;  // where the caller's next pop in recv() starts
   EnvIdQueue control_;  // stop and render tokens, for workers only
   std::vector<std::thread> workers_;
   std::atomic<bool> stop_{false};

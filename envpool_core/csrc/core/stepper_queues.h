@@ -37,6 +37,8 @@ class StepperQueues {
     queues_[static_cast<std::size_t>(stepper) % queues_.size()]->Push(id);
   }
 
+  int size() const { return static_cast<int>(queues_.size()); }
+
   // Pops from `stepper`'s own queue, else from the next non-empty one after it.
   bool Pop(int stepper, int* id) {
     std::size_t n = queues_.size();
