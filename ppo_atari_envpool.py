@@ -68,7 +68,7 @@ class Args:
     num_steps: int = 128
     """the number of steps to run in each environment per policy rollout"""
     max_episode_steps: int | None = None
-    """the time limit in agent steps (None: the engine's default, 27000 on Atari, 1000 on MuJoCo)"""
+    """the time limit in agent steps (None: the task's, 27000 on Atari, 1000 on most of MuJoCo)"""
     anneal_lr: bool = True
     """Toggle learning rate annealing for policy and value networks"""
     gamma: float = 0.99
@@ -171,15 +171,16 @@ def update_episode_stats(episode_return, env_id, reward, elapsed_step, game_over
     return finished
 
 
-def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=None, fps=15):
+def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=None):
     """Plays one episode in each of num_episodes envs made as for training, with the actions
     act(observations) gives; returns each episode's (return, length), on Atari the unclipped
-    score of the whole game. With video_dir, writes each episode as an MP4 of the engine's frames
-    at fps frames per second (the default is Atari's: 60 Hz with frame skip 4)."""
+    score of the whole game. With video_dir, writes each episode as an MP4 of the engine's frames,
+    first to last, in real time."""
     envs = make_env(env_id, num_episodes, num_episodes, seed, max_episode_steps)
     episode_return, results, videos = np.zeros(num_episodes), {}, {}
     if video_dir is not None:
         os.makedirs(video_dir, exist_ok=True)
+        fps = envs.metadata["render_fps"]
         videos = {i: imageio.get_writer(f"{video_dir}/episode-{i}.mp4", fps=fps, macro_block_size=1)
                   for i in range(num_episodes)}
     next_obs, _ = envs.reset()
@@ -193,7 +194,8 @@ def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=
             episode_return, info["env_id"], info.get("reward", reward), info["elapsed_step"],
             game_over), strict=True):
             results.setdefault(i, (float(episodic_return), int(episodic_length)))
-            if i in videos:
+            if i in videos:  # the env shows the episode's last frame until it resets next step
+                videos[i].append_data(envs.render([i])[0])
                 videos.pop(i).close()
     envs.close()
     return [results[i] for i in range(num_episodes)]

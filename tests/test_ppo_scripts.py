@@ -254,7 +254,8 @@ def check_training_run(tmp_path: Path, proc, script: Path, time_limit: int) -> P
     return run_dir
 
 
-def check_eval_run(tmp_path: Path, script: Path, ckpt: Path, frame_shape: tuple) -> None:
+def check_eval_run(tmp_path: Path, script: Path, ckpt: Path, frame_shape: tuple, fps: float,
+                   lives: bool) -> None:
     proc = run(script, tmp_path, "--eval-checkpoint", str(ckpt), "--eval-episodes", "2",
                "--capture-video")
     lengths = re.findall(r"eval_episode=\d+, episodic_return=\S+, episodic_length=(\d+)",
@@ -267,7 +268,11 @@ def check_eval_run(tmp_path: Path, script: Path, ckpt: Path, frame_shape: tuple)
     for video in videos:
         with imageio.get_reader(video) as reader:
             frames = [frame.shape for frame in reader]
-        assert len(frames) >= 40 and frames[0] == frame_shape
+            assert reader.get_meta_data()["fps"] == pytest.approx(fps)  # real time
+        # First to last frame: the first and one per step (40); with lives, also the reset step
+        # after each lost life, which elapsed_step does not count.
+        assert frames[0] == frame_shape
+        assert len(frames) > 41 if lives else len(frames) == 41, len(frames)
 
 
 def test_atari_train_save_eval_video(tmp_path: Path) -> None:
@@ -276,7 +281,7 @@ def test_atari_train_save_eval_video(tmp_path: Path) -> None:
                "--save-model", "--eval-episodes", "1")
     run_dir = check_training_run(tmp_path, proc, ATARI, 40)
     (ckpt,) = run_dir.glob("ppo_atari_envpool.cleanrl_model")
-    check_eval_run(tmp_path, ATARI, ckpt, (210, 160, 3))
+    check_eval_run(tmp_path, ATARI, ckpt, (210, 160, 3), 15.0, lives=True)
 
 
 def test_atari_async_train_save(tmp_path: Path) -> None:
@@ -300,7 +305,7 @@ def test_mujoco_train_save_eval_video(tmp_path: Path) -> None:
 
     saved = torch.load(ckpt, weights_only=True)["model"]  # the observation statistics too
     assert saved["obs_rms.mean"].shape == (17,) and saved["obs_rms.count"] > 512
-    check_eval_run(tmp_path, MUJOCO, ckpt, (480, 480, 3))
+    check_eval_run(tmp_path, MUJOCO, ckpt, (480, 480, 3), 20.0, lives=False)
     # Evaluating a checkpoint leaves its observation statistics as they were: saved again,
     # they are unchanged (reset observations are not folded in).
     run(MUJOCO, tmp_path, "--eval-checkpoint", str(ckpt), "--eval-episodes", "1", "--save-model")

@@ -469,6 +469,7 @@ NB_MODULE(_core, m) {
       .def_prop_ro("info", [](const PySpec& s) { return SpecList(s.spec.info); })
       .def_prop_ro("action", [](const PySpec& s) { return ArraySpecDict(s.spec.action); })
       .def_prop_ro("render_shape", [](const PySpec& s) { return s.spec.render_shape; })
+      .def_prop_ro("render_fps", [](const PySpec& s) { return s.spec.render_fps; })
       .def_prop_ro("columns", [](const PySpec& s) { return SpecList(OutputColumns(s.spec)); });
 
   nb::class_<PyEnvPool>(m, "EnvPool")

@@ -20,6 +20,10 @@ namespace envpool_core::atari {
 
 namespace {
 
+// The console's 60 Hz (ALE emulates every ROM at the NTSC rate), so that render_fps plays a
+// game in real time; ale-py's metadata says 30 whatever the frame skip.
+constexpr double kAtariFrameRate = 60.0;
+
 std::string RomError(const Config& config, const std::string& what) {
   return config.GetString("task_id") + ": " + what +
          " (the ROMs come from the installed ale-py package; reinstall ale-py==0.12.1)";
@@ -131,6 +135,7 @@ EnvSpec AtariEnv::MakeSpec(const Config& config) {
   spec.info.push_back(MakeArraySpec<bool>("terminated", {}));
   spec.action = DiscreteActionSpec(static_cast<int>(num_actions));
   spec.render_shape = {screen[0], screen[1]};
+  spec.render_fps = kAtariFrameRate / static_cast<double>(config.GetInt("frame_skip"));
   return spec;
 }
 

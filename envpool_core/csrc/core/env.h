@@ -26,6 +26,8 @@ struct EnvSpec {
   ArraySpec action;
   // {height, width} of the RGB frames Env::Render writes; empty: no render.
   std::vector<int> render_shape;
+  // Env steps per second of simulated time (gymnasium's metadata["render_fps"]); 0: no render.
+  double render_fps = 0.0;
 };
 
 // dm_env step types.

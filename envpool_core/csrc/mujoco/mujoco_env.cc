@@ -210,6 +210,7 @@ void SetRenderSpec(const Config& c, const mjModel& m, EnvSpec* spec) {
   auto width = static_cast<int>(c.GetInt("render_width"));
   auto height = static_cast<int>(c.GetInt("render_height"));
   spec->render_shape = {height, width};
+  spec->render_fps = 1.0 / (m.opt.timestep * static_cast<double>(c.GetInt("frame_skip")));
   auto stack = static_cast<int>(c.GetInt("frame_stack"));
   if (!c.GetBool("from_pixels")) {
     if (stack != 1) {

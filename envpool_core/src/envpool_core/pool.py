@@ -94,7 +94,7 @@ class EnvPool:
     action_space = _Fixed("Single-env action space (EnvPool's convention).")
     single_observation_space = _Fixed("Single-env observation space.")
     single_action_space = _Fixed("Single-env action space.")
-    metadata = _Fixed("Vector-env metadata: auto-reset is next-step.")
+    metadata = _Fixed("Vector-env metadata: next-step auto-reset; render_fps where render() works.")
 
     def __init__(self, spec: EnvSpec, spaces: ModuleType | None = None) -> None:
         """Makes the pool of `spec`; its spaces are from `spaces` (gymnasium's by default)."""
@@ -121,7 +121,9 @@ class EnvPool:
         self.is_vector_env = True
         self.observation_space = self.single_observation_space = observation_space
         self.action_space = self.single_action_space = action_space
-        self.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+        # gymnasium's keys; render_fps (real time, for video recorders) where render() works.
+        render_fps = {"render_fps": spec.render_fps} if spec.render_shape else {}
+        self.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, **render_fps}
 
     # -- EnvPool attributes -------------------------------------------------------
     @property

@@ -73,6 +73,8 @@ class EnvSpec:
         self.info_specs: list[dict[str, Any]] = self._core.info
         self.action_array_spec: dict[str, Any] = self._core.action
         self.render_shape: list[int] = self._core.render_shape
+        # Agent steps per second of simulated time; 0.0 for a task without render().
+        self.render_fps: float = self._core.render_fps
         # Every output column (common, obs, info) as the engine lays them out.
         self.columns: list[dict[str, Any]] = self._core.columns
 
