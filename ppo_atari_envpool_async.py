@@ -221,11 +221,34 @@ def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=
 if __name__ == "__main__":
     args = tyro.cli(Args)
     device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
+    if args.track:
+        try:
+            import wandb
+        except ImportError:
+            sys.exit("error: --track needs Weights & Biases, not installed: pip install wandb")
     if args.eval_checkpoint is not None:  # no training: evaluate it on the task it learned
-        checkpoint = torch.load(args.eval_checkpoint, map_location=device, weights_only=True)
-        saved = checkpoint["args"]
+        try:  # whatever fails here, it is not a checkpoint that this script saved
+            checkpoint = torch.load(args.eval_checkpoint, map_location=device, weights_only=True)
+            saved = checkpoint["args"]
+        except Exception as e:
+            sys.exit(f"error: --eval-checkpoint {args.eval_checkpoint} is not a checkpoint saved "
+                     f"by this script ({type(e).__name__})")
         args.env_id, args.max_episode_steps = saved["env_id"], saved["max_episode_steps"]
     args.batch_size = int(args.num_envs * args.num_steps)
+    for condition, message in (
+        (min(args.num_envs, args.num_minibatches, args.update_epochs, args.eval_episodes) > 0,
+         "--num-envs, --num-minibatches, --update-epochs and --eval-episodes must be at least 1"),
+        # Reset steps are not trained on, and 2 steps per env leave at least a quarter of the
+        # batch: 8 steps per minibatch leave 2, enough to normalise advantages.
+        (args.num_steps > 1 and args.batch_size >= 8 * args.num_minibatches,
+         f"--num-steps must be at least 2, and --num-envs x --num-steps ({args.batch_size}) "
+         f"at least 8 x --num-minibatches ({8 * args.num_minibatches})"),
+        (args.eval_checkpoint or args.total_timesteps >= args.batch_size,
+         f"--total-timesteps must be at least one batch, {args.batch_size}"),
+        (0 <= args.seed < 2**32, "--seed must be in [0, 2**32)"),
+    ):
+        if not condition:
+            sys.exit(f"error: {message}")
     args.num_iterations = 0 if args.eval_checkpoint else args.total_timesteps // args.batch_size
     args.async_batch_size = args.async_batch_size or args.num_envs
     if not 0 < args.async_batch_size <= args.num_envs or args.batch_size % args.async_batch_size:
@@ -238,14 +261,8 @@ if __name__ == "__main__":
         sys.exit(f"error: {args.env_id} is not an Atari task (image obs, discrete actions)")
     except ValueError as e:
         sys.exit(f"error: {e}")
-    if args.num_iterations < 1 and args.eval_checkpoint is None:
-        sys.exit(f"error: --total-timesteps must be at least one batch, {args.batch_size}")
-    if args.eval_episodes < 1:
-        sys.exit("error: --eval-episodes must be at least 1")
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
     if args.track:
-        import wandb
-
         wandb.init(project=args.wandb_project_name, entity=args.wandb_entity,
                    sync_tensorboard=True, config=vars(args), name=run_name, save_code=True)
     writer = SummaryWriter(f"runs/{run_name}")

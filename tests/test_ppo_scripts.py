@@ -321,11 +321,53 @@ def test_mujoco_train_save_eval_video(tmp_path: Path) -> None:
     (ATARI_ASYNC, ["--async-batch-size", "3"], "--async-batch-size must be in [0, --num-envs]"),
     (MUJOCO, ["--env-id", "Pong-v5"], "Pong-v5 is not a continuous-control task"),
     (MUJOCO, ["--total-timesteps", "100"], "--total-timesteps must be at least one batch, 2048"),
+    (ATARI, ["--num-envs", "0"], "--num-envs, --num-minibatches, --update-epochs and"),
+    (ATARI_ASYNC, ["--update-epochs", "0"], "--num-envs, --num-minibatches, --update-epochs and"),
+    (MUJOCO, ["--num-minibatches", "0"], "--num-envs, --num-minibatches, --update-epochs and"),
+    (ATARI, ["--num-steps", "1"], "--num-steps must be at least 2"),
+    (MUJOCO, ["--num-minibatches", "512"], "--num-steps must be at least 2, and --num-envs x "
+     "--num-steps (2048) at least 8 x --num-minibatches (4096)"),
+    (ATARI_ASYNC, ["--seed", "-1"], "--seed must be in [0, 2**32)"),
+    (ATARI, ["--eval-checkpoint", "missing.pt"],
+     "--eval-checkpoint missing.pt is not a checkpoint saved by this script (FileNotFoundError)"),
+    (MUJOCO, ["--eval-checkpoint", "text.txt"], "--eval-checkpoint text.txt is not a checkpoint"),
+    (MUJOCO, ["--env-id", "Pendulum-v1", "--capture-video"],
+     "--capture-video: Pendulum-v1 has no render() to record"),
 ])
 def test_argument_errors(tmp_path: Path, script: Path, args: list, message: str) -> None:
+    (tmp_path / "text.txt").write_text("not a checkpoint")
     proc = run(script, tmp_path, *args, check=False)
     assert proc.returncode != 0 and f"error: {message}" in proc.stderr, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("script", [ATARI, ATARI_ASYNC, MUJOCO])
+def test_track_without_wandb_is_an_argument_error(tmp_path: Path, script: Path) -> None:
+    # A wandb that fails to import, whether or not the real one is installed.
+    (tmp_path / "wandb").mkdir()
+    (tmp_path / "wandb" / "__init__.py").write_text("raise ImportError('no wandb')")
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(tmp_path)}
+    proc = subprocess.run([sys.executable, str(script), "--track"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode != 0 and "error: --track needs Weights & Biases" in proc.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize(("script", "args"), [
+    (ATARI, []),
+    (ATARI_ASYNC, ["--async-batch-size", "1"]),
+    (MUJOCO, ["--env-id", "Hopper-v4"]),
+])
+def test_smallest_minibatches_allowed_train(tmp_path: Path, script: Path, args: list) -> None:
+    # The least batch the rule allows (8 steps per minibatch), and a time limit of 1 step: every
+    # other step is then a reset step, which is not trained on, as few trained steps as can be.
+    run(script, tmp_path, *args, "--num-envs", "2", "--num-steps", "8", "--num-minibatches", "2",
+        "--max-episode-steps", "1", "--total-timesteps", "64", "--update-epochs", "2")
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    _, values = scalars(run_dir)
+    for tag in ("losses/value_loss", "losses/policy_loss", "losses/entropy"):
+        assert len(values[tag]) == 4 and np.isfinite(values[tag]).all(), (tag, values[tag])
 
 
 # --------------------------------------------------------------------------------- learning
