@@ -410,6 +410,8 @@ if __name__ == "__main__":
         explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
 
         # Each env's last row moves to the env's slot: its outcome arrives in the next rollout.
+        # It keeps the logprob of the policy that chose its action, one update old by then, so
+        # its PPO ratio starts away from 1: the importance weight of an older policy's action.
         for buffer in (obs, actions, logprobs, values, dones):
             buffer[: args.num_envs] = buffer[last_row]
         last_row = np.arange(args.num_envs)
