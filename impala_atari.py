@@ -1,14 +1,15 @@
 """IMPALA (V-trace) with Cleanba's actor-learner split, on any number of devices and machines (JAX).
 
-    python impala_atari.py --env-id Breakout-v5                         # 1 device
-    python impala_atari.py --actor-device-ids 0 --learner-device-ids 1 2 3
-    srun python impala_atari.py --distributed ...                       # several machines
+    python impala_atari.py --env-id Breakout-v5                           # 1 device
+    python impala_atari.py --actor-device-ids 0 --learner-device-ids 1 2  # 3 devices
+    srun python impala_atari.py --distributed ...                         # several machines
 
 Each process runs actor threads (`--num-actor-threads` per actor device), each stepping its own
 envpool_core pool, and one learner that is data-parallel over the learner devices of every
 process. With a fixed seed the learning curve and the final parameters are bitwise identical
-for any split of the same global configuration (global envs, steps, minibatches,
-`--num-grad-shards`) in which each actor thread steps the same number of envs, because
+for any split of the same global configuration (global envs, steps, minibatches, and
+`--num-grad-shards` given explicitly, as its default follows the learner devices) in which each
+actor thread steps the same number of envs, because
   - global env i is seeded `seed + i` and samples its actions from `fold_in(fold_in(key, i),
     step)`, whichever thread or process steps it;
   - the global batch is cut into `--num-grad-shards` fixed groups of envs; each group's
@@ -21,6 +22,7 @@ the loss is the one whose action the engine ignores, on an episode's final obser
 masks the step on an episode's first observation, its `firststeps`).
 """
 
+import atexit
 import itertools
 import json
 import os
@@ -444,8 +446,34 @@ if __name__ == "__main__":
             import wandb
         except ImportError:
             sys.exit("error: --track needs Weights & Biases, not installed: pip install wandb")
+    # Every count now, before anything divides by it (None: the task's time limit, or the
+    # process flags read from the cluster's environment).
+    for name, least in (("local_num_envs", 1), ("num_actor_threads", 1), ("num_steps", 1),
+                        ("num_minibatches", 1), ("eval_episodes", 1), ("max_episode_steps", 1),
+                        ("num_grad_shards", 0), ("num_processes", 1), ("process_id", 0)):
+        value = getattr(args, name)
+        if value is not None and value < least:
+            sys.exit(f"error: --{name.replace('_', '-')} must be at least {least}, not {value}")
+    # jax.distributed.initialize takes all three or none (then it reads them from the cluster's
+    # environment); without --distributed every process would train alone, as process 0.
+    process_flags = {"--coordinator-address": args.coordinator_address,
+                     "--num-processes": args.num_processes, "--process-id": args.process_id}
+    given = [flag for flag, value in process_flags.items() if value is not None]
+    if given and not args.distributed:
+        sys.exit(f"error: {', '.join(given)}: only with --distributed")
+    if 0 < len(given) < len(process_flags):
+        sys.exit("error: --distributed takes all of --coordinator-address, --num-processes and "
+                 "--process-id, or none of them (to read them from the cluster's environment)")
+    if given and args.process_id >= args.num_processes:
+        sys.exit(f"error: --process-id must be in [0, --num-processes={args.num_processes})")
+    # Process 0 writes it after training: a missing folder would lose the run.
+    if args.results_file and not os.path.isdir(os.path.dirname(os.path.abspath(args.results_file))):
+        sys.exit(f"error: the folder of --results-file {args.results_file} does not exist")
     if args.eval_checkpoint is not None:
-        saved, checkpoint_params = load_checkpoint(args.eval_checkpoint)
+        try:
+            saved, checkpoint_params = load_checkpoint(args.eval_checkpoint)
+        except (OSError, ValueError, KeyError, TypeError) as e:  # missing, or not a checkpoint
+            sys.exit(f"error: --eval-checkpoint {args.eval_checkpoint}: cannot load it ({e})")
         args.env_id, args.max_episode_steps = saved.env_id, saved.max_episode_steps
         args.channels, args.hiddens = saved.channels, saved.hiddens
     if args.env_id not in envpool.list_all_envs():
@@ -455,8 +483,8 @@ if __name__ == "__main__":
     spec = envpool.make_spec(args.env_id)
     if not hasattr(spec.action_space, "n"):
         sys.exit(f"error: {args.env_id} has continuous actions; this script needs discrete ones")
-    if args.eval_episodes < 1:
-        sys.exit("error: --eval-episodes must be at least 1")
+    if args.capture_video and not spec.render_shape:
+        sys.exit(f"error: --capture-video: {args.env_id} has no render() to record")
     agent = Agent(spec.action_space.n, tuple(args.channels), tuple(args.hiddens))
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
     video_dir = f"videos/{run_name}" if args.capture_video else None
@@ -471,17 +499,25 @@ if __name__ == "__main__":
         sys.exit(0)
 
     if args.distributed:
-        if args.coordinator_address is None:
-            jax.distributed.initialize()  # from the cluster's environment (SLURM, ...)
-        else:
-            jax.distributed.initialize(args.coordinator_address, args.num_processes,
-                                       args.process_id)
+        # A process that stops before training ends (an error line, an exception here or in an
+        # actor thread, Ctrl-C) leaves at once. Exiting normally, it would wait in the shutdown
+        # barrier of jax.distributed (JAX's exit handler, run after this one) for the others,
+        # which wait for it in their next all_gather, until the barrier aborts them all 5 minutes
+        # later. Its closed connections make the others' all_gather fail: they leave within
+        # seconds, with their tracebacks.
+        def leave_at_once():
+            sys.stdout.flush()  # os._exit does not
+            sys.stderr.flush()
+            os._exit(1)
+
+        atexit.register(leave_at_once)
+        jax.distributed.initialize(args.coordinator_address, args.num_processes, args.process_id)
     num_processes, process_index = jax.process_count(), jax.process_index()
     local_devices = jax.local_devices()
     for role, ids in (("actor", args.actor_device_ids), ("learner", args.learner_device_ids)):
-        if not ids or not all(0 <= i < len(local_devices) for i in ids):
-            sys.exit(f"error: --{role}-device-ids {ids} must index jax.local_devices() "
-                     f"({len(local_devices)} here: {local_devices})")
+        if not ids or len(set(ids)) < len(ids) or not all(0 <= i < len(local_devices) for i in ids):
+            sys.exit(f"error: --{role}-device-ids {ids} must be distinct indices into "
+                     f"jax.local_devices() ({len(local_devices)} here: {local_devices})")
     actor_devices = [local_devices[i] for i in args.actor_device_ids]
     learner_devices = [local_devices[i] for i in args.learner_device_ids]
     devices_of = [[device for device in jax.devices() if device.process_index == process]
@@ -727,6 +763,8 @@ if __name__ == "__main__":
     if args.distributed:
         # Now, not at the end: shutdown() waits for every process (5 minutes at most, then
         # aborts them all), and the others would wait there through process 0's evaluation.
+        # Training is over everywhere: no process waits for another in an all_gather any more.
+        atexit.unregister(leave_at_once)
         jax.distributed.shutdown()
     if args.results_file and process_index == 0:
         leaves = jax.tree_util.tree_flatten_with_path(params)[0]

@@ -16,6 +16,10 @@
   gradient step as the run with two, which a dropped shard or a wrong reduction op breaks.
 - Tiny runs: a Breakout-v5 run with the ResNet (--capture-video alone: an evaluation with
   video, no checkpoint), async pools without concurrency, TensorBoard tags, argument errors.
+- Flags refused before anything starts or is written, each with an `error:` line (counts,
+  duplicate device ids, process flags, a missing --results-file folder, an unreadable
+  checkpoint, --capture-video without render()); the docstrings' several-device command passes
+  every check with the defaults; when one of 2 processes fails (Ctrl-C), both exit in seconds.
 
 The scripts run as subprocesses in temporary directories, at most two processes at a time (the
 CI machine has 2 cores); their top-level functions are imported by loading each file as a
@@ -25,6 +29,8 @@ module (the `__main__` guard keeps the training loop from running).
 from __future__ import annotations
 
 import os
+import runpy
+import signal
 import socket
 import subprocess
 import sys
@@ -403,3 +409,121 @@ def test_bad_arguments_fail_clearly(tmp_path) -> None:
         assert proc.returncode != 0 and "error: " in proc.stderr and message in proc.stderr, (
             args, proc.stdout[-2000:], proc.stderr[-2000:])
         assert not (tmp_path / "runs").exists(), args
+
+
+# Small enough that a case the scripts failed to refuse trains one update in a second, not hours.
+TINY = {"--env-id": "CartPole-v1", "--local-num-envs": "4", "--num-actor-threads": "1",
+        "--num-steps": "4", "--num-minibatches": "1", "--total-timesteps": "16", "--hiddens": "8"}
+REFUSED = [  # (flags over TINY, what the error line says)
+    ({"--capture-video": ""}, "error: --capture-video: CartPole-v1 has no render() to record"),
+    ({"--env-id": "Acrobot-v1", "--capture-video": ""}, "Acrobot-v1 has no render() to record"),
+    ({"--num-minibatches": "0"}, "--num-minibatches must be at least 1, not 0"),
+    ({"--num-minibatches": "-2"}, "--num-minibatches must be at least 1, not -2"),
+    ({"--local-num-envs": "0"}, "--local-num-envs must be at least 1, not 0"),
+    ({"--local-num-envs": "-4"}, "--local-num-envs must be at least 1, not -4"),
+    ({"--num-actor-threads": "0"}, "--num-actor-threads must be at least 1, not 0"),
+    ({"--num-steps": "0"}, "--num-steps must be at least 1, not 0"),
+    ({"--num-grad-shards": "-1"}, "--num-grad-shards must be at least 0, not -1"),
+    ({"--max-episode-steps": "0"}, "--max-episode-steps must be at least 1, not 0"),
+    ({"--eval-episodes": "0"}, "--eval-episodes must be at least 1, not 0"),
+    ({"--learner-device-ids": "0 0"}, "--learner-device-ids [0, 0] must be distinct"),
+    ({"--actor-device-ids": "0 0"}, "--actor-device-ids [0, 0] must be distinct"),
+    ({"--coordinator-address": "127.0.0.1:1"}, "--coordinator-address: only with --distributed"),
+    ({"--num-processes": "2", "--process-id": "1"},
+     "error: --num-processes, --process-id: only with --distributed"),
+    ({"--distributed": "", "--coordinator-address": "127.0.0.1:1"},
+     "--distributed takes all of --coordinator-address, --num-processes and --process-id"),
+    ({"--distributed": "", "--coordinator-address": "127.0.0.1:1", "--num-processes": "2",
+      "--process-id": "2"}, "--process-id must be in [0, --num-processes=2)"),
+    ({"--results-file": "missing/results.npz"}, "the folder of --results-file"),
+    ({"--eval-checkpoint": "missing.cleanrl_model"}, "--eval-checkpoint missing.cleanrl_model"),
+    ({"--eval-checkpoint": "garbage.cleanrl_model"}, "--eval-checkpoint garbage.cleanrl_model"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "flags", "message"),
+    [(name, flags, message) for name in SCRIPTS for flags, message in REFUSED]
+    + [("ppo", {"--update-epochs": "0"}, "--update-epochs must be at least 1, not 0")],
+    ids=lambda x: " ".join(f"{k} {v}".strip() for k, v in x.items()) if isinstance(x, dict)
+    else x if x in SCRIPTS else "")
+def test_bad_flags_are_refused_before_training(name, flags, message, tmp_path,
+                                               monkeypatch) -> None:
+    (tmp_path / "garbage.cleanrl_model").write_bytes(b"not a checkpoint")
+    # In this process, where the script's imports are already loaded: milliseconds, not the
+    # seconds of a new interpreter.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", [str(SCRIPTS[name]), *(
+        word for flag, value in {**TINY, **flags}.items() for word in (flag, *value.split()))])
+    monkeypatch.setenv("XLA_FLAGS", os.environ.get("XLA_FLAGS", ""))  # the script appends to it
+    with pytest.raises(SystemExit) as exited:
+        runpy.run_path(str(SCRIPTS[name]), run_name="__main__")
+    assert str(exited.value.code).startswith("error: ") and message in str(exited.value.code), (
+        exited.value.code)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["garbage.cleanrl_model"]
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_docstring_example_with_several_devices_starts(name, tmp_path) -> None:
+    # The docstring's second command, with the defaults, on as many virtual CPU devices as it
+    # names: it must pass every check (the line below is printed after them), then is stopped.
+    (line,) = [x for x in SCRIPTS[name].read_text().splitlines() if "--learner-device-ids" in x
+               and x.lstrip().startswith("python")]
+    words = line.split("#")[0].split()[2:]
+    num_devices = max(int(word) for word in words if word.isdigit()) + 1
+    env = {**os.environ, "OMP_NUM_THREADS": "1",
+           "XLA_FLAGS": f"--xla_force_host_platform_device_count={num_devices}"}
+    proc = subprocess.Popen([sys.executable, str(SCRIPTS[name]), *words], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    try:
+        for text in proc.stdout:  # until that line, or the exit
+            lines.append(text)
+            if text.startswith("process 0/1: "):
+                break
+    finally:
+        proc.kill()
+        proc.wait()
+    assert lines and lines[-1].startswith("process 0/1: "), "".join(lines)[-3000:]
+
+
+def test_a_failing_process_stops_every_process_at_once(tmp_path) -> None:
+    # 2 processes on localhost train for long; once their collectives are connected, process 1
+    # gets a KeyboardInterrupt (SIGINT). It must print its traceback and leave at once, and so
+    # must process 0 when its next all_gather fails (not wait 5 minutes in jax.distributed's
+    # shutdown barrier, then abort). The main loop is the same text in both scripts: one is run.
+    port = free_port()
+    words = [word for flag, value in {**TINY, "--total-timesteps": "100000000"}.items()
+             for word in (flag, value)]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    procs = []
+    # A child inherits an ignored SIGINT (pytest run as a shell's background job), not a handler.
+    previous_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        for i in range(2):
+            with open(tmp_path / f"out{i}.txt", "w") as out:
+                procs.append(subprocess.Popen(
+                    [sys.executable, str(SCRIPTS["impala"]), *words, "--distributed",
+                     "--coordinator-address", f"127.0.0.1:{port}", "--num-processes", "2",
+                     "--process-id", str(i)], cwd=tmp_path, env=env, stdout=out,
+                    stderr=subprocess.STDOUT))
+    finally:
+        signal.signal(signal.SIGINT, previous_handler)
+    try:
+        deadline = time.time() + 300
+        while "[Gloo] Rank 1 is connected" not in (tmp_path / "out1.txt").read_text():
+            assert time.time() < deadline and all(p.poll() is None for p in procs), (
+                (tmp_path / "out0.txt").read_text()[-2000:])
+            time.sleep(0.2)
+        time.sleep(1.0)  # well inside the training loop
+        procs[1].send_signal(signal.SIGINT)
+        for p in procs:
+            p.wait(timeout=60)
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+    outputs = [(tmp_path / f"out{i}.txt").read_text() for i in range(2)]
+    assert 0 not in [p.returncode for p in procs], [text[-2000:] for text in outputs]
+    assert "KeyboardInterrupt" in outputs[1]
+    assert "Traceback" in outputs[0], outputs[0][-2000:]  # process 0 says what it saw
