@@ -68,7 +68,7 @@ class Args:
     num_envs: int = 8
     """the number of parallel game environments"""
     async_batch_size: int = 4
-    """envs returned by each recv(): 0 (= num_envs) is sync mode, fewer is async mode"""
+    """envs returned by each recv(): 0 (all of the pool's envs) is sync mode, fewer is async mode"""
     num_steps: int = 128
     """the number of steps to run in each environment per policy rollout"""
     max_episode_steps: int | None = None

@@ -89,7 +89,7 @@ class Args:
     local_num_envs: int = 64
     """the number of envs each actor thread steps"""
     async_batch_size: int = 0
-    """envs returned by each recv(): 0 (= num_envs) is sync mode, fewer is async mode"""
+    """envs returned by each recv(): 0 (all of the pool's envs) is sync mode, fewer is async mode"""
     num_actor_threads: int = 2
     """the number of actor threads per actor device"""
     num_steps: int = 128
