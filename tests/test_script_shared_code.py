@@ -111,3 +111,27 @@ def test_cleanrl_landmarks_and_one_exit_style(name: str) -> None:
                     else ast.unparse(message))
             assert text in (0, "0") or str(text).lstrip("f'\"").startswith("error: "), \
                 f"{name}.py line {node.lineno}: CLI errors read 'error: ...'"
+
+
+def flag_checks(name: str) -> set[str]:
+    """The up-front flag checks of a script: the source text of each (condition, message)
+    pair of its `for condition, message in (...)` loop."""
+    source = (ROOT / f"{name}.py").read_text()
+    (loop,) = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.For)
+               and ast.unparse(node.target) == "(condition, message)"]
+    return {ast.get_source_segment(source, check) for check in loop.iter.elts}
+
+
+@pytest.mark.parametrize("family", [TORCH, JAX], ids=["torch", "jax"])
+def test_flag_checks_have_one_form(family: tuple[str, ...]) -> None:
+    # The checks are inline in each script's main block, so the comparison of top-level
+    # definitions above does not see them. IMPALA splits minibatches over envs and PPO over
+    # samples, so that one check differs between the JAX scripts.
+    checks = {name: {text for text in flag_checks(name) if "num_minibatches" not in text
+                     or family == TORCH} for name in family}
+    first, *others = family
+    for other in others:
+        assert checks[first] == checks[other], \
+            f"flag checks differ: {first}.py {checks[first] - checks[other]}, " \
+            f"{other}.py {checks[other] - checks[first]}"
+    assert all(flag_checks(name) for name in family)
