@@ -234,15 +234,17 @@ def sample_action(agent, params, obs, key, env_ids, steps):
     return jnp.argmax(logits - jnp.log(-jnp.log(uniform)), axis=1), logits  # Gumbel-max sampling
 
 
-def update_episode_stats(episode_return, env_id, reward, elapsed_step, game_over):
+def update_episode_stats(episode_return, reward, terminated, truncated, info):
     """Adds one step's rewards to the per-env running returns (updated in place); returns (env
-    ids, returns, lengths) of the episodes that ended. game_over: the reported episode ended (with
-    episodic_life, the game's real end or its time limit, not a lost life; elsewhere terminated or
-    truncated). The length is the engine's elapsed_step, which skips the reset steps (reward 0).
-    CleanRL restarted the sums only at termination: an episode after a time limit inherited them."""
-    episode_return[env_id] += reward
+    ids, returns, lengths) of the episodes that ended. On Atari an episode is the whole game: its
+    unclipped rewards (info["reward"]) until the game is over (info["terminated"], not a lost
+    life) or truncated; elsewhere the rewards until terminated or truncated. The length is the
+    engine's elapsed_step, which skips the reset steps (reward 0). CleanRL restarted the sums
+    only at termination: an episode after a time limit inherited them."""
+    env_id, game_over = info["env_id"], info.get("terminated", terminated) | truncated
+    episode_return[env_id] += info.get("reward", reward)
     ended = env_id[game_over]
-    finished = (ended, episode_return[ended].copy(), elapsed_step[game_over])
+    finished = (ended, episode_return[ended].copy(), info["elapsed_step"][game_over])
     episode_return[ended] = 0.0
     return finished
 
@@ -338,10 +340,8 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
                 agent_steps[env_id] += 1
 
                 # TRY NOT TO MODIFY: record rewards for plotting purposes (Atari: unclipped)
-                game_over = np.asarray(info.get("terminated", terminated), bool) | truncated
-                ended, returns, lengths = update_episode_stats(
-                    episode_return, env_id, info.get("reward", reward), info["elapsed_step"],
-                    game_over)
+                ended, returns, lengths = update_episode_stats(episode_return, reward, terminated,
+                                                               truncated, info)
                 episode_sums["episode_return"][ended] += returns
                 episode_sums["episode_length"][ended] += lengths
                 episode_sums["episode_count"][ended] += 1
@@ -396,11 +396,8 @@ def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=
         for i, frame in zip(list(videos), envs.render(list(videos)) if videos else [], strict=True):
             videos[i].append_data(frame)
         next_obs, reward, terminated, truncated, info = envs.step(act(next_obs))
-        # On Atari, info has the unclipped reward and whether the game, not just a life, is over.
-        game_over = info.get("terminated", terminated) | truncated
         for i, episodic_return, episodic_length in zip(*update_episode_stats(
-            episode_return, info["env_id"], info.get("reward", reward), info["elapsed_step"],
-            game_over), strict=True):
+                episode_return, reward, terminated, truncated, info), strict=True):
             results.setdefault(i, (float(episodic_return), int(episodic_length)))
             if i in videos:  # the env shows the episode's last frame until it resets next step
                 videos[i].append_data(envs.render([i])[0])

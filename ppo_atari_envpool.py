@@ -94,12 +94,6 @@ class Args:
     target_kl: float | None = None
     """the target KL divergence threshold"""
 
-    # to be filled in runtime
-    batch_size: int = 0
-    """the batch size (computed in runtime)"""
-    num_iterations: int = 0
-    """the number of iterations (computed in runtime)"""
-
 
 def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
     # No wrappers: the engine already does the DeepMind preprocessing CleanRL wraps gym with
@@ -158,15 +152,17 @@ def compute_gae(rewards, values, terminations, truncations, next_value, gamma, g
     return advantages
 
 
-def update_episode_stats(episode_return, env_id, reward, elapsed_step, game_over):
+def update_episode_stats(episode_return, reward, terminated, truncated, info):
     """Adds one step's rewards to the per-env running returns (updated in place); returns (env
-    ids, returns, lengths) of the episodes that ended. game_over: the reported episode ended (with
-    episodic_life, the game's real end or its time limit, not a lost life; elsewhere terminated or
-    truncated). The length is the engine's elapsed_step, which skips the reset steps (reward 0).
-    CleanRL restarted the sums only at termination: an episode after a time limit inherited them."""
-    episode_return[env_id] += reward
+    ids, returns, lengths) of the episodes that ended. On Atari an episode is the whole game: its
+    unclipped rewards (info["reward"]) until the game is over (info["terminated"], not a lost
+    life) or truncated; elsewhere the rewards until terminated or truncated. The length is the
+    engine's elapsed_step, which skips the reset steps (reward 0). CleanRL restarted the sums
+    only at termination: an episode after a time limit inherited them."""
+    env_id, game_over = info["env_id"], info.get("terminated", terminated) | truncated
+    episode_return[env_id] += info.get("reward", reward)
     ended = env_id[game_over]
-    finished = (ended, episode_return[ended].copy(), elapsed_step[game_over])
+    finished = (ended, episode_return[ended].copy(), info["elapsed_step"][game_over])
     episode_return[ended] = 0.0
     return finished
 
@@ -188,11 +184,8 @@ def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=
         for i, frame in zip(list(videos), envs.render(list(videos)) if videos else [], strict=True):
             videos[i].append_data(frame)
         next_obs, reward, terminated, truncated, info = envs.step(act(next_obs))
-        # On Atari, info has the unclipped reward and whether the game, not just a life, is over.
-        game_over = info.get("terminated", terminated) | truncated
         for i, episodic_return, episodic_length in zip(*update_episode_stats(
-            episode_return, info["env_id"], info.get("reward", reward), info["elapsed_step"],
-            game_over), strict=True):
+                episode_return, reward, terminated, truncated, info), strict=True):
             results.setdefault(i, (float(episodic_return), int(episodic_length)))
             if i in videos:  # the env shows the episode's last frame until it resets next step
                 videos[i].append_data(envs.render([i])[0])
@@ -204,11 +197,6 @@ def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=
 if __name__ == "__main__":
     args = tyro.cli(Args)
     device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
-    if args.track:
-        try:
-            import wandb
-        except ImportError:
-            sys.exit("error: --track needs Weights & Biases, not installed: pip install wandb")
     if args.eval_checkpoint is not None:  # no training: evaluate it on the task it learned
         try:  # whatever fails here, it is not a checkpoint that this script saved
             checkpoint = torch.load(args.eval_checkpoint, map_location=device, weights_only=True)
@@ -242,6 +230,10 @@ if __name__ == "__main__":
         sys.exit(f"error: {e}")
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
     if args.track:
+        try:
+            import wandb
+        except ImportError:
+            sys.exit("error: --track needs Weights & Biases, not installed: pip install wandb")
         wandb.init(project=args.wandb_project_name, entity=args.wandb_entity,
                    sync_tensorboard=True, config=vars(args), name=run_name, save_code=True)
     writer = SummaryWriter(f"runs/{run_name}")
@@ -303,15 +295,12 @@ if __name__ == "__main__":
 
             # TRY NOT TO MODIFY: execute the game and log data.
             next_obs, reward, terminated, truncated, info = envs.step(action.cpu().numpy())
-            terminations[step], truncations[step] = terminated, truncated
-            rewards[step] = reward
+            rewards[step], terminations[step], truncations[step] = reward, terminated, truncated
             next_done = terminated | truncated
             next_obs = torch.as_tensor(next_obs, device=device)
 
-            # Logged per game, not per life: at game over (info["terminated"]) or time limit.
             for _, episodic_return, episodic_length in zip(*update_episode_stats(
-                episode_return, info["env_id"], info["reward"], info["elapsed_step"],
-                info["terminated"] | truncated), strict=True):
+                    episode_return, reward, terminated, truncated, info), strict=True):
                 avg_returns.append(episodic_return)
                 writer.add_scalar("charts/episodic_return", episodic_return, global_step)
                 writer.add_scalar("charts/episodic_length", episodic_length, global_step)
@@ -405,9 +394,8 @@ if __name__ == "__main__":
         def act(obs):  # sampled actions, as in CleanRL's evaluation
             return agent.get_action_and_value(torch.as_tensor(obs, device=device))[0].cpu().numpy()
 
-        video_dir = f"videos/{run_name}" if args.capture_video else None
         results = evaluate(act, args.env_id, args.eval_episodes, args.seed, args.max_episode_steps,
-                           video_dir)
+                           f"videos/{run_name}" if args.capture_video else None)
         for i, (ret, length) in enumerate(results):
             writer.add_scalar("eval/episodic_return", ret, i)
             print(f"eval_episode={i}, episodic_return={ret}, episodic_length={length}")

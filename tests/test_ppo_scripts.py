@@ -203,7 +203,7 @@ def test_episode_stats_match_a_count_by_hand(atari, batch_size: int) -> None:
     finished, expected, kinds = [], [], {"life lost": 0, "time limit": 0, "game over": 0}
     envs.async_reset()
     while min(kinds.values()) < 2 or len(finished) < 8:
-        _, _, terminated, truncated, info = envs.recv()
+        _, reward, terminated, truncated, info = envs.recv()
         env_id, game_over = info["env_id"], info["terminated"].astype(bool)
         kinds["life lost"] += int((terminated & ~game_over).sum())
         kinds["time limit"] += int(truncated.sum())
@@ -215,13 +215,31 @@ def test_episode_stats_match_a_count_by_hand(atari, batch_size: int) -> None:
             expected.append((int(env), float(by_hand_return[env]), int(by_hand_length[env])))
             by_hand_return[env], by_hand_length[env] = 0.0, 0
         after_done[env_id] = terminated | truncated
-        out = atari.update_episode_stats(episode_return, env_id, info["reward"],
-                                         info["elapsed_step"], game_over | truncated)
+        out = atari.update_episode_stats(episode_return, reward, terminated, truncated, info)
         finished += [(int(e), float(g), int(n)) for e, g, n in zip(*out, strict=True)]
         envs.send(rng.integers(0, 4, len(env_id)), env_id)
     envs.close()
     assert finished == expected
     assert episode_return.tolist() == by_hand_return.tolist()
+
+
+def test_episode_stats_without_atari_info(mujoco) -> None:
+    """Outside Atari, info has neither "reward" nor "terminated": an episode is the env's own,
+    its rewards until terminated or truncated. CartPole pays 1 per agent step, so each return
+    equals its length; the time limit (12) ends the episodes that did not fall before it."""
+    envs = mujoco.make_env("CartPole-v1", 3, 3, 0, max_episode_steps=12)
+    episode_return, rng, finished, ends = np.zeros(3), np.random.default_rng(0), [], set()
+    envs.reset()
+    while len(finished) < 12 or ends != {"terminated", "truncated"}:
+        _, reward, terminated, truncated, info = envs.step(rng.integers(0, 2, 3))
+        ends |= {"terminated"} if terminated.any() else set()
+        ends |= {"truncated"} if truncated.any() else set()
+        out = mujoco.update_episode_stats(episode_return, reward, terminated, truncated, info)
+        assert out[0].tolist() == np.nonzero(terminated | truncated)[0].tolist()
+        finished += [(float(g), int(n)) for _, g, n in zip(*out, strict=True)]
+    envs.close()
+    assert all(g == n and 0 < n <= 12 for g, n in finished), finished
+    assert any(n < 12 for _, n in finished) and any(n == 12 for _, n in finished)
 
 
 def test_mujoco_running_mean_std(mujoco) -> None:
