@@ -73,7 +73,8 @@ class Args:
     save_model: bool = False
     """whether to save the model to `runs/{run_name}/{exp_name}.cleanrl_model` and evaluate it"""
     eval_checkpoint: str | None = None
-    """if set, do not train: load this checkpoint and play `eval_episodes` episodes"""
+    """if set, do not train: load this checkpoint and play `eval_episodes` episodes of the task it
+    learned (its env id and time limit replace --env-id and --max-episode-steps)"""
     eval_episodes: int = 10
     """the number of episodes of an evaluation (one per env, played in parallel)"""
     results_file: str | None = None
@@ -541,6 +542,13 @@ if __name__ == "__main__":
          f"--async-batch-size must be in [0, --local-num-envs={args.local_num_envs}]"),
         (num_updates >= 1, f"--total-timesteps {args.total_timesteps} is less than one global "
          f"batch ({num_envs} envs x {args.num_steps} steps = {batch_size})"),
+        (min(args.learning_rate, args.max_grad_norm) > 0 and args.vf_coef >= 0
+         and 0 <= args.gamma <= 1, "--learning-rate and --max-grad-norm must be above 0, "
+         "--vf-coef at least 0, --gamma in [0, 1]"),
+        (0 <= args.vtrace_lambda <= 1 and min(args.clip_rho_threshold, args.clip_c_threshold,
+                                               args.clip_pg_rho_threshold) > 0,
+         "--vtrace-lambda must be in [0, 1], --clip-rho-threshold, --clip-c-threshold and "
+         "--clip-pg-rho-threshold above 0"),
     ):
         if not condition:
             sys.exit(f"error: {message}")

@@ -1,5 +1,5 @@
 r"""PPO with continuous actions on MuJoCo with envpool_core, in one file: CleanRL's
-ppo_continuous_action.py on a vectorized engine, two bugs fixed.
+ppo_continuous_action.py on a vectorized engine, three fixes.
 
     python ppo_mujoco_envpool.py --env-id HalfCheetah-v4 --save-model  # train, save, evaluate
     python ppo_mujoco_envpool.py --eval-checkpoint runs/RUN/ppo_mujoco_envpool.cleanrl_model \
@@ -56,7 +56,8 @@ class Args:
     save_model: bool = False
     """whether to save the model to `runs/{run_name}/{exp_name}.cleanrl_model` and evaluate it"""
     eval_checkpoint: str | None = None
-    """if set, do not train: load this checkpoint and play `eval_episodes` episodes"""
+    """if set, do not train: load this checkpoint and play `eval_episodes` episodes of the task it
+    learned (its env id and time limit replace --env-id and --max-episode-steps)"""
     eval_episodes: int = 10
     """the number of episodes of an evaluation (one per env, played in parallel)"""
 
@@ -238,11 +239,11 @@ if __name__ == "__main__":
     if args.eval_checkpoint is not None:  # no training: evaluate it on the task it learned
         try:  # whatever fails here, it is not a checkpoint that this script saved
             checkpoint = torch.load(args.eval_checkpoint, map_location=device, weights_only=True)
-            saved = checkpoint["args"]
+            saved, model = checkpoint["args"], checkpoint["model"]
+            args.env_id, args.max_episode_steps = saved["env_id"], saved["max_episode_steps"]
         except Exception as e:
             sys.exit(f"error: --eval-checkpoint {args.eval_checkpoint} is not a checkpoint saved "
                      f"by this script ({type(e).__name__})")
-        args.env_id, args.max_episode_steps = saved["env_id"], saved["max_episode_steps"]
     args.batch_size = int(args.num_envs * args.num_steps)
     for condition, message in (
         (min(args.num_envs, args.num_minibatches, args.update_epochs, args.eval_episodes) > 0,
@@ -255,6 +256,10 @@ if __name__ == "__main__":
         (args.eval_checkpoint or args.total_timesteps >= args.batch_size,
          f"--total-timesteps must be at least one batch, {args.batch_size}"),
         (0 <= args.seed < 2**32, "--seed must be in [0, 2**32)"),
+        (min(args.learning_rate, args.clip_coef, args.max_grad_norm) > 0 and args.vf_coef >= 0
+         and 0 <= args.gamma <= 1 and 0 <= args.gae_lambda <= 1,
+         "--learning-rate, --clip-coef and --max-grad-norm must be above 0, --vf-coef at least 0, "
+         "--gamma and --gae-lambda in [0, 1]"),
     ):
         if not condition:
             sys.exit(f"error: {message}")
@@ -266,8 +271,11 @@ if __name__ == "__main__":
         sys.exit(f"error: {e}")
     if len(envs.observation_space.shape) != 1 or not isinstance(envs.action_space, gym.spaces.Box):
         sys.exit(f"error: {args.env_id} is not a continuous-control task (box actions)")
-    if args.capture_video and "render_fps" not in envs.metadata:
-        sys.exit(f"error: --capture-video: {args.env_id} has no render() to record")
+    if args.capture_video:  # render() is tried now, not after training: no render(), no EGL
+        try:
+            envs.render([0])
+        except (RuntimeError, ValueError) as e:
+            sys.exit(f"error: --capture-video: {e}")
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
     if args.track:
         try:
@@ -289,7 +297,7 @@ if __name__ == "__main__":
     low, high = envs.action_space.low, envs.action_space.high
     agent = Agent(envs).to(device)
     if args.eval_checkpoint is not None:
-        agent.load_state_dict(checkpoint["model"])
+        agent.load_state_dict(model)
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
     # ALGO Logic: Storage setup. Step t: obs[t] arrived with dones[t], the action taken on it and

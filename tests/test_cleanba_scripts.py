@@ -438,13 +438,22 @@ REFUSED = [  # (flags over TINY, what the error line says)
     ({"--results-file": "missing/results.npz"}, "the folder of --results-file"),
     ({"--eval-checkpoint": "missing.cleanrl_model"}, "--eval-checkpoint missing.cleanrl_model"),
     ({"--eval-checkpoint": "garbage.cleanrl_model"}, "--eval-checkpoint garbage.cleanrl_model"),
+    ({"--learning-rate": "-1"}, "--learning-rate and --max-grad-norm must be above 0"),
+    ({"--max-grad-norm": "0"}, "--learning-rate and --max-grad-norm must be above 0"),
+    ({"--gamma": "1.5"}, "--gamma in [0, 1]"),
+    ({"--vf-coef": "-0.5"}, "--vf-coef at least 0"),
+    ({"--learning-rate": "nan"}, "--learning-rate and --max-grad-norm must be above 0"),
 ]
 
 
 @pytest.mark.parametrize(
     ("name", "flags", "message"),
     [(name, flags, message) for name in SCRIPTS for flags, message in REFUSED]
-    + [("ppo", {"--update-epochs": "0"}, "--update-epochs must be at least 1, not 0")],
+    + [("ppo", {"--update-epochs": "0"}, "--update-epochs must be at least 1, not 0"),
+       ("ppo", {"--clip-coef": "-0.1"}, "--clip-coef must be above 0"),
+       ("ppo", {"--gae-lambda": "2"}, "--gae-lambda in [0, 1]"),
+       ("impala", {"--vtrace-lambda": "-1"}, "--vtrace-lambda must be in [0, 1]"),
+       ("impala", {"--clip-c-threshold": "0"}, "--clip-c-threshold and --clip-pg-rho-threshold")],
     ids=lambda x: " ".join(f"{k} {v}".strip() for k, v in x.items()) if isinstance(x, dict)
     else x if x in SCRIPTS else "")
 def test_bad_flags_are_refused_before_training(name, flags, message, tmp_path,

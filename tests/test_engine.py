@@ -261,13 +261,14 @@ def test_errors() -> None:
     # The pool is still usable after every error above.
     env.step(np.zeros(4, np.int32))
     env.send(np.zeros(2, np.int32), np.array([0, 1]))
-    with pytest.raises(ValueError, match="already has an action in flight"):
+    with pytest.raises(ValueError, match=r"already has an action in flight: recv\(\) its "
+                                         r"result before the next send\(\)"):
         env.send(np.zeros(1, np.int32), np.array([1]))
     env.recv()
 
     async_env = ep.make("CartPole-v1", num_envs=4, batch_size=2)
     async_env.async_reset()
-    with pytest.raises(ValueError, match="in flight"):
+    with pytest.raises(ValueError, match=r"in flight: recv\(\) its result before the next reset"):
         async_env.async_reset()
     _, _, _, _, info = async_env.recv()
     async_env.recv()
@@ -283,8 +284,10 @@ def test_errors() -> None:
 
     env.close()
     env.close()  # idempotent
-    for call in (env.reset, env.async_reset, env.recv, lambda: env.step(np.zeros(4, np.int32))):
-        with pytest.raises(RuntimeError, match="the pool is closed"):
+    # The error names the call that was refused.
+    for name, call in [("reset", env.reset), ("reset", env.async_reset), ("recv", env.recv),
+                       ("send", lambda: env.step(np.zeros(4, np.int32)))]:
+        with pytest.raises(RuntimeError, match=f"cannot {name}: the pool is closed"):
             call()
     # render() on a closed pool of a task that renders: test_atari.py.
     with pytest.raises(ValueError, match="does not support render"):

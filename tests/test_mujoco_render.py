@@ -222,6 +222,9 @@ def test_render_while_stepping_memory_is_stable() -> None:
         ids = info["env_id"]
         assert env.render(ids).shape == (3, 32, 32, 3)
         env.send(np.zeros((3, 2)), ids)
+    with pytest.raises(ValueError, match=r"in flight: recv\(\) its result before the next "
+                                         r"render\(\)"):
+        env.render(ids)
     env.close()
 
     # Pools made, rendered and closed over and over must give their GL contexts back. Measured

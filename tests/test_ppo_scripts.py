@@ -333,6 +333,10 @@ def test_mujoco_train_save_eval_video(tmp_path: Path) -> None:
         assert torch.equal(resaved_model[name], saved[name]), name
 
 
+HYPERPARAMETERS = ("--learning-rate, --clip-coef and --max-grad-norm must be above 0, --vf-coef "
+                   "at least 0, --gamma and --gae-lambda in [0, 1]")
+
+
 @pytest.mark.parametrize(("script", "args", "message"), [
     (ATARI, ["--env-id", "Pongg-v5"], "unknown task id 'Pongg-v5'; did you mean"),
     (ATARI, ["--env-id", "CartPole-v1"], "CartPole-v1 is not an Atari task"),
@@ -350,14 +354,38 @@ def test_mujoco_train_save_eval_video(tmp_path: Path) -> None:
      "--eval-checkpoint missing.pt is not a checkpoint saved by this script (FileNotFoundError)"),
     (MUJOCO, ["--eval-checkpoint", "text.txt"], "--eval-checkpoint text.txt is not a checkpoint"),
     (MUJOCO, ["--env-id", "Pendulum-v1", "--capture-video"],
-     "--capture-video: Pendulum-v1 has no render() to record"),
+     "--capture-video: task Pendulum-v1 does not support render()"),
+    (ATARI, ["--learning-rate", "-1"], HYPERPARAMETERS),
+    (ATARI_ASYNC, ["--clip-coef", "-0.1"], HYPERPARAMETERS),
+    (MUJOCO, ["--max-grad-norm", "0"], HYPERPARAMETERS),
+    (MUJOCO, ["--gamma", "1.5"], HYPERPARAMETERS),
+    (ATARI, ["--gae-lambda", "nan"], HYPERPARAMETERS),
+    (ATARI_ASYNC, ["--vf-coef", "-1"], HYPERPARAMETERS),
+    (ATARI, ["--eval-checkpoint", "no_model.pt"],
+     "--eval-checkpoint no_model.pt is not a checkpoint saved by this script (KeyError)"),
 ])
 def test_argument_errors(tmp_path: Path, script: Path, args: list, message: str) -> None:
     (tmp_path / "text.txt").write_text("not a checkpoint")
+    import torch
+
+    # a checkpoint's args without its model
+    torch.save({"args": {"env_id": "Breakout-v5", "max_episode_steps": None}},
+               tmp_path / "no_model.pt")
     proc = run(script, tmp_path, *args, check=False)
     assert proc.returncode != 0 and f"error: {message}" in proc.stderr, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "runs").exists()
+
+
+def test_capture_video_without_egl_is_refused_before_training(tmp_path: Path) -> None:
+    # An EGL device that is not there stands for any renderer that cannot start: render() is
+    # tried before training, so the run is not lost to it after training.
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MUJOCO_EGL_DEVICE_ID": "99"}
+    proc = subprocess.run([sys.executable, str(MUJOCO), "--env-id", "Hopper-v4", "--capture-video"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode != 0 and "error: --capture-video: cannot render" in proc.stderr, \
+        proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr and not (tmp_path / "runs").exists()
 
 
 @pytest.mark.parametrize("script", [ATARI, ATARI_ASYNC, MUJOCO])

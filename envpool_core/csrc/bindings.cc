@@ -264,7 +264,7 @@ class PyEnvPool {
     auto lock = Lock();
     int n;
     const std::int32_t* ids = EnvIds(env_ids, &n);
-    pool_.CheckRecvPossible(n);
+    pool_.CheckRecvPossible(n, "reset");
     pool_.Reset(ids, n);
     return RecvLocked();
   }

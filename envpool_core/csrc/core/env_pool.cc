@@ -107,9 +107,9 @@ void EnvPool::CheckIds(const std::int32_t* ids, int n, const char* what) const {
                                   std::to_string(num_envs_) + ")");
     }
     if (in_flight_[static_cast<std::size_t>(id)]) {
-      throw std::invalid_argument(
-          "env_id " + std::to_string(id) +
-          " already has an action in flight; recv() its result before sending to it again");
+      throw std::invalid_argument("env_id " + std::to_string(id) +
+                                  " already has an action in flight: recv() its result before the next " +
+                                  what + "()");
     }
   }
   // Duplicates: sort a copy only when cheap checks passed (rare path, small n).
@@ -292,8 +292,8 @@ bool EnvPool::BatchReady() const {
   return expected > 0 && slot.done.load(std::memory_order_acquire) >= expected;
 }
 
-void EnvPool::CheckRecvPossible(int more_in_flight) const {
-  if (closed_) throw std::logic_error("cannot recv: the pool is closed");
+void EnvPool::CheckRecvPossible(int more_in_flight, const char* what) const {
+  if (closed_) throw std::logic_error(std::string("cannot ") + what + ": the pool is closed");
   int in_flight = in_flight_count_ + more_in_flight;
   if (in_flight == 0) {
     throw std::logic_error("recv() with nothing in flight: call send() or reset() first");

@@ -64,7 +64,8 @@ class EnvPool {
   // Throws std::logic_error when no batch can ever complete (nothing or too
   // little in flight, counting `more_in_flight` envs about to be reset), so
   // that recv() never hangs.
-  void CheckRecvPossible(int more_in_flight = 0) const;
+  // what: the call that recv()s, named when the pool is closed (reset() recv()s too).
+  void CheckRecvPossible(int more_in_flight = 0, const char* what = "recv") const;
   // Runs queued env steps on the calling thread and waits until the next batch
   // is complete or `timeout` passes. Returns true when the batch is ready.
   bool WaitForBatch(std::chrono::microseconds timeout);
