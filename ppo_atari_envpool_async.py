@@ -308,7 +308,7 @@ if __name__ == "__main__":
             lrnow = frac * args.learning_rate
             optimizer.param_groups[0]["lr"] = lrnow
 
-        for step in range(0, args.batch_size // args.async_batch_size):
+        for step in range(0, args.batch_size // args.async_batch_size):  # a step: one recv()
             # TRY NOT TO MODIFY: execute the game and log data.
             next_obs, reward, terminated, truncated, info = envs.recv()
             env_id = info["env_id"]
