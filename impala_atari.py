@@ -23,6 +23,7 @@ masks the step on an episode's first observation, its `firststeps`).
 """
 
 import atexit
+import hashlib
 import itertools
 import json
 import os
@@ -48,6 +49,7 @@ import optax
 import tyro
 from flax.linen.initializers import constant, orthogonal
 from flax.training.train_state import TrainState
+from jax.experimental import multihost_utils
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 from torch.utils.tensorboard import SummaryWriter
@@ -509,7 +511,18 @@ if __name__ == "__main__":
             os._exit(1)
 
         atexit.register(leave_at_once)
-        jax.distributed.initialize(args.coordinator_address, args.num_processes, args.process_id)
+        try:
+            jax.distributed.initialize(args.coordinator_address, args.num_processes,
+                                       args.process_id)
+        except (ValueError, IndexError, RuntimeError) as e:  # no cluster, a bad address, no peers
+            sys.exit(f"error: --distributed: {e}")
+        # Other flags on another process (its batch shape, seed, learning rate) would silently
+        # mix different rollouts and models, then hang at the end: compare every process's.
+        flags = json.dumps({**vars(args), "process_id": None}, sort_keys=True, default=str)
+        digest = np.frombuffer(hashlib.sha256(flags.encode()).digest(), np.uint8)
+        if (multihost_utils.process_allgather(digest) != digest).any():
+            sys.exit("error: --distributed: the processes were given different flags; every "
+                     "process takes the same ones but --process-id")
     num_processes, process_index = jax.process_count(), jax.process_index()
     local_devices = jax.local_devices()
     for role, ids in (("actor", args.actor_device_ids), ("learner", args.learner_device_ids)):
@@ -542,11 +555,17 @@ if __name__ == "__main__":
          f"--async-batch-size must be in [0, --local-num-envs={args.local_num_envs}]"),
         (num_updates >= 1, f"--total-timesteps {args.total_timesteps} is less than one global "
          f"batch ({num_envs} envs x {args.num_steps} steps = {batch_size})"),
-        (min(args.learning_rate, args.max_grad_norm) > 0 and args.vf_coef >= 0
-         and 0 <= args.gamma <= 1, "--learning-rate and --max-grad-norm must be above 0, "
-         "--vf-coef at least 0, --gamma in [0, 1]"),
-        (0 <= args.vtrace_lambda <= 1 and min(args.clip_rho_threshold, args.clip_c_threshold,
-                                               args.clip_pg_rho_threshold) > 0,
+        # Each on its own: min() over several would pass a NaN that is not the first.
+        (np.isfinite([args.learning_rate, args.ent_coef, args.vf_coef]).all()
+         and args.learning_rate > 0 and args.max_grad_norm > 0 and args.vf_coef >= 0
+         and 0 <= args.gamma <= 1, "--learning-rate must be finite and above 0, --max-grad-norm "
+         "above 0, --vf-coef finite and at least 0, --ent-coef finite, --gamma in [0, 1]"),
+        (args.exp_name and os.sep not in args.exp_name, "--exp-name must be a file name (no /)"),
+        (0 <= args.seed < 2**32, "--seed must be in [0, 2**32)"),
+        (all(width >= 1 for width in (*args.channels, *args.hiddens)),
+         "--channels and --hiddens must be at least 1 each"),
+        (0 <= args.vtrace_lambda <= 1 and args.clip_rho_threshold > 0
+         and args.clip_c_threshold > 0 and args.clip_pg_rho_threshold > 0,
          "--vtrace-lambda must be in [0, 1], --clip-rho-threshold, --clip-c-threshold and "
          "--clip-pg-rho-threshold above 0"),
     ):
@@ -646,7 +665,8 @@ if __name__ == "__main__":
 
         # UPDATE NETWORK
         state, (*losses, sample_counts) = jax.lax.scan(minibatch_update, state, minibatches)
-        num_samples = sample_counts.sum()  # the losses are logged per sample
+        # The losses are logged per sample; a rollout of reset steps only has none (and 0).
+        num_samples = jnp.maximum(sample_counts.sum(), 1)
         metrics = {name: values.sum() / num_samples
                    for name, values in zip(metric_names, losses, strict=True)}
         for name in EPISODE_SUMS:  # summed over every env of every process

@@ -23,6 +23,7 @@ ignores, on an episode's final observation, is masked out of the loss (Cleanba's
 """
 
 import atexit
+import hashlib
 import itertools
 import json
 import os
@@ -48,6 +49,7 @@ import optax
 import tyro
 from flax.linen.initializers import constant, orthogonal
 from flax.training.train_state import TrainState
+from jax.experimental import multihost_utils
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 from torch.utils.tensorboard import SummaryWriter
@@ -500,7 +502,18 @@ if __name__ == "__main__":
             os._exit(1)
 
         atexit.register(leave_at_once)
-        jax.distributed.initialize(args.coordinator_address, args.num_processes, args.process_id)
+        try:
+            jax.distributed.initialize(args.coordinator_address, args.num_processes,
+                                       args.process_id)
+        except (ValueError, IndexError, RuntimeError) as e:  # no cluster, a bad address, no peers
+            sys.exit(f"error: --distributed: {e}")
+        # Other flags on another process (its batch shape, seed, learning rate) would silently
+        # mix different rollouts and models, then hang at the end: compare every process's.
+        flags = json.dumps({**vars(args), "process_id": None}, sort_keys=True, default=str)
+        digest = np.frombuffer(hashlib.sha256(flags.encode()).digest(), np.uint8)
+        if (multihost_utils.process_allgather(digest) != digest).any():
+            sys.exit("error: --distributed: the processes were given different flags; every "
+                     "process takes the same ones but --process-id")
     num_processes, process_index = jax.process_count(), jax.process_index()
     local_devices = jax.local_devices()
     for role, ids in (("actor", args.actor_device_ids), ("learner", args.learner_device_ids)):
@@ -527,18 +540,26 @@ if __name__ == "__main__":
          f"num_actor_threads {args.num_actor_threads} x {len(actor_devices)} actor devices x "
          f"{num_processes} processes = {num_envs}) must divide into --num-grad-shards "
          f"{num_shards}"),
-        (args.num_steps * envs_per_shard % args.num_minibatches == 0, "a shard's samples "
+        # Normalising advantages over one sample zeroes them: the policy would not learn.
+        (args.num_steps * envs_per_shard % args.num_minibatches == 0
+         and args.num_steps * envs_per_shard >= 2 * args.num_minibatches, "a shard's samples "
          f"(num_steps {args.num_steps} x {envs_per_shard} envs) must divide into "
-         f"--num-minibatches {args.num_minibatches}"),
+         f"--num-minibatches {args.num_minibatches} of at least 2 samples each"),
         (0 <= args.async_batch_size <= args.local_num_envs,
          f"--async-batch-size must be in [0, --local-num-envs={args.local_num_envs}]"),
         (num_updates >= 1, f"--total-timesteps {args.total_timesteps} is less than one global "
          f"batch ({num_envs} envs x {args.num_steps} steps = {batch_size})"),
-        (min(args.learning_rate, args.max_grad_norm) > 0 and args.vf_coef >= 0
-         and 0 <= args.gamma <= 1, "--learning-rate and --max-grad-norm must be above 0, "
-         "--vf-coef at least 0, --gamma in [0, 1]"),
-        (args.clip_coef > 0 and 0 <= args.gae_lambda <= 1,
-         "--clip-coef must be above 0, --gae-lambda in [0, 1]"),
+        # Each on its own: min() over several would pass a NaN that is not the first.
+        (np.isfinite([args.learning_rate, args.ent_coef, args.vf_coef]).all()
+         and args.learning_rate > 0 and args.max_grad_norm > 0 and args.vf_coef >= 0
+         and 0 <= args.gamma <= 1, "--learning-rate must be finite and above 0, --max-grad-norm "
+         "above 0, --vf-coef finite and at least 0, --ent-coef finite, --gamma in [0, 1]"),
+        (args.exp_name and os.sep not in args.exp_name, "--exp-name must be a file name (no /)"),
+        (0 <= args.seed < 2**32, "--seed must be in [0, 2**32)"),
+        (all(width >= 1 for width in (*args.channels, *args.hiddens)),
+         "--channels and --hiddens must be at least 1 each"),
+        (np.isfinite(args.clip_coef) and args.clip_coef > 0 and 0 <= args.gae_lambda <= 1,
+         "--clip-coef must be finite and above 0, --gae-lambda in [0, 1]"),
     ):
         if not condition:
             sys.exit(f"error: {message}")

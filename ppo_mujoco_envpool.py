@@ -256,10 +256,13 @@ if __name__ == "__main__":
         (args.eval_checkpoint or args.total_timesteps >= args.batch_size,
          f"--total-timesteps must be at least one batch, {args.batch_size}"),
         (0 <= args.seed < 2**32, "--seed must be in [0, 2**32)"),
-        (min(args.learning_rate, args.clip_coef, args.max_grad_norm) > 0 and args.vf_coef >= 0
-         and 0 <= args.gamma <= 1 and 0 <= args.gae_lambda <= 1,
-         "--learning-rate, --clip-coef and --max-grad-norm must be above 0, --vf-coef at least 0, "
-         "--gamma and --gae-lambda in [0, 1]"),
+        # Each on its own: min() over several would pass a NaN that is not the first.
+        (np.isfinite([args.learning_rate, args.clip_coef, args.ent_coef, args.vf_coef]).all()
+         and args.learning_rate > 0 and args.clip_coef > 0 and args.max_grad_norm > 0
+         and args.vf_coef >= 0 and 0 <= args.gamma <= 1 and 0 <= args.gae_lambda <= 1,
+         "--learning-rate and --clip-coef must be finite and above 0, --max-grad-norm above 0, "
+         "--vf-coef finite and at least 0, --ent-coef finite, --gamma and --gae-lambda in [0, 1]"),
+        (args.exp_name and os.sep not in args.exp_name, "--exp-name must be a file name (no /)"),
     ):
         if not condition:
             sys.exit(f"error: {message}")

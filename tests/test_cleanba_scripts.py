@@ -438,11 +438,23 @@ REFUSED = [  # (flags over TINY, what the error line says)
     ({"--results-file": "missing/results.npz"}, "the folder of --results-file"),
     ({"--eval-checkpoint": "missing.cleanrl_model"}, "--eval-checkpoint missing.cleanrl_model"),
     ({"--eval-checkpoint": "garbage.cleanrl_model"}, "--eval-checkpoint garbage.cleanrl_model"),
-    ({"--learning-rate": "-1"}, "--learning-rate and --max-grad-norm must be above 0"),
-    ({"--max-grad-norm": "0"}, "--learning-rate and --max-grad-norm must be above 0"),
+    ({"--learning-rate": "-1"}, "--learning-rate must be finite and above 0, --max-grad-norm"),
+    ({"--max-grad-norm": "0"}, "--learning-rate must be finite and above 0, --max-grad-norm"),
     ({"--gamma": "1.5"}, "--gamma in [0, 1]"),
-    ({"--vf-coef": "-0.5"}, "--vf-coef at least 0"),
-    ({"--learning-rate": "nan"}, "--learning-rate and --max-grad-norm must be above 0"),
+    ({"--vf-coef": "-0.5"}, "--vf-coef finite and at least 0"),
+    ({"--learning-rate": "nan"}, "--learning-rate must be finite and above 0"),
+    # NaN and inf where min() over several values let them through
+    ({"--max-grad-norm": "nan"}, "--learning-rate must be finite and above 0, --max-grad-norm"),
+    ({"--ent-coef": "nan"}, "--ent-coef finite"),
+    ({"--learning-rate": "inf"}, "--learning-rate must be finite and above 0"),
+    ({"--vf-coef": "inf"}, "--vf-coef finite and at least 0"),
+    ({"--exp-name": "a/b"}, "--exp-name must be a file name (no /)"),
+    ({"--seed": "99999999999999999999"}, "--seed must be in [0, 2**32)"),
+    ({"--seed": "-1"}, "--seed must be in [0, 2**32)"),
+    ({"--hiddens": "-3"}, "--channels and --hiddens must be at least 1 each"),
+    ({"--channels": "16 0 32"}, "--channels and --hiddens must be at least 1 each"),
+    ({"--distributed": "", "--coordinator-address": "nonsense", "--num-processes": "1",
+      "--process-id": "0"}, "error: --distributed: "),
 ]
 
 
@@ -450,7 +462,9 @@ REFUSED = [  # (flags over TINY, what the error line says)
     ("name", "flags", "message"),
     [(name, flags, message) for name in SCRIPTS for flags, message in REFUSED]
     + [("ppo", {"--update-epochs": "0"}, "--update-epochs must be at least 1, not 0"),
-       ("ppo", {"--clip-coef": "-0.1"}, "--clip-coef must be above 0"),
+       ("ppo", {"--clip-coef": "-0.1"}, "--clip-coef must be finite and above 0"),
+       ("ppo", {"--num-minibatches": "16"}, "--num-minibatches 16 of at least 2 samples each"),
+       ("impala", {"--clip-c-threshold": "nan"}, "--clip-c-threshold and"),
        ("ppo", {"--gae-lambda": "2"}, "--gae-lambda in [0, 1]"),
        ("impala", {"--vtrace-lambda": "-1"}, "--vtrace-lambda must be in [0, 1]"),
        ("impala", {"--clip-c-threshold": "0"}, "--clip-c-threshold and --clip-pg-rho-threshold")],
@@ -536,3 +550,32 @@ def test_a_failing_process_stops_every_process_at_once(tmp_path) -> None:
     assert 0 not in [p.returncode for p in procs], [text[-2000:] for text in outputs]
     assert "KeyboardInterrupt" in outputs[1]
     assert "Traceback" in outputs[0], outputs[0][-2000:]  # process 0 says what it saw
+
+
+def test_processes_with_different_flags_are_refused(tmp_path) -> None:
+    # Process 1 is given another --num-steps: both must say so and stop, not train on rollouts
+    # of two shapes and then hang in the shutdown barrier.
+    port = free_port()
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    procs = []
+    for i, num_steps in enumerate(["4", "8"]):
+        words = [word for flag, value in {**TINY, "--num-steps": num_steps}.items()
+                 for word in (flag, value)]
+        with open(tmp_path / f"out{i}.txt", "w") as out:
+            procs.append(subprocess.Popen(
+                [sys.executable, str(SCRIPTS["ppo"]), *words, "--distributed",
+                 "--coordinator-address", f"127.0.0.1:{port}", "--num-processes", "2",
+                 "--process-id", str(i)], cwd=tmp_path, env=env, stdout=out,
+                stderr=subprocess.STDOUT))
+    try:
+        for p in procs:
+            p.wait(timeout=240)
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+    for i, p in enumerate(procs):
+        text = (tmp_path / f"out{i}.txt").read_text()
+        assert p.returncode != 0 and "error: --distributed: the processes were given different " \
+            "flags" in text, text[-2000:]
+    assert not (tmp_path / "runs").exists()

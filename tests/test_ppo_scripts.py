@@ -333,8 +333,9 @@ def test_mujoco_train_save_eval_video(tmp_path: Path) -> None:
         assert torch.equal(resaved_model[name], saved[name]), name
 
 
-HYPERPARAMETERS = ("--learning-rate, --clip-coef and --max-grad-norm must be above 0, --vf-coef "
-                   "at least 0, --gamma and --gae-lambda in [0, 1]")
+HYPERPARAMETERS = ("--learning-rate and --clip-coef must be finite and above 0, --max-grad-norm "
+                   "above 0, --vf-coef finite and at least 0, --ent-coef finite, --gamma and "
+                   "--gae-lambda in [0, 1]")
 
 
 @pytest.mark.parametrize(("script", "args", "message"), [
@@ -361,6 +362,12 @@ HYPERPARAMETERS = ("--learning-rate, --clip-coef and --max-grad-norm must be abo
     (MUJOCO, ["--gamma", "1.5"], HYPERPARAMETERS),
     (ATARI, ["--gae-lambda", "nan"], HYPERPARAMETERS),
     (ATARI_ASYNC, ["--vf-coef", "-1"], HYPERPARAMETERS),
+    # NaN after the first of several values: min() would have let it through.
+    (MUJOCO, ["--max-grad-norm", "nan"], HYPERPARAMETERS),
+    (ATARI, ["--clip-coef", "nan"], HYPERPARAMETERS),
+    (ATARI_ASYNC, ["--ent-coef", "nan"], HYPERPARAMETERS),
+    (MUJOCO, ["--learning-rate", "inf"], HYPERPARAMETERS),
+    (ATARI, ["--exp-name", "a/b"], "--exp-name must be a file name (no /)"),
     (ATARI, ["--eval-checkpoint", "no_model.pt"],
      "--eval-checkpoint no_model.pt is not a checkpoint saved by this script (KeyError)"),
 ])
