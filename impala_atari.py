@@ -510,12 +510,12 @@ if __name__ == "__main__":
             sys.stderr.flush()
             os._exit(1)
 
-        atexit.register(leave_at_once)
         try:
             jax.distributed.initialize(args.coordinator_address, args.num_processes,
                                        args.process_id)
         except (ValueError, IndexError, RuntimeError) as e:  # no cluster, a bad address, no peers
             sys.exit(f"error: --distributed: {e}")
+        atexit.register(leave_at_once)  # once connected: before, there is no barrier to wait in
         # Other flags on another process (its batch shape, seed, learning rate) would silently
         # mix different rollouts and models, then hang at the end: compare every process's.
         flags = json.dumps({**vars(args), "process_id": None}, sort_keys=True, default=str)

@@ -28,6 +28,7 @@ module (the `__main__` guard keeps the training loop from running).
 
 from __future__ import annotations
 
+import atexit
 import os
 import runpy
 import signal
@@ -479,8 +480,14 @@ def test_bad_flags_are_refused_before_training(name, flags, message, tmp_path,
     monkeypatch.setattr(sys, "argv", [str(SCRIPTS[name]), *(
         word for flag, value in {**TINY, **flags}.items() for word in (flag, *value.split()))])
     monkeypatch.setenv("XLA_FLAGS", os.environ.get("XLA_FLAGS", ""))  # the script appends to it
+    # A refused run leaves no exit handler behind (a distributed run's os._exit(1) once made
+    # this very pytest process exit 1 after every test had passed).
+    registered, register = [], atexit.register
+    monkeypatch.setattr(atexit, "register", lambda function, *args, **kwargs: (
+        registered.append(function.__name__), register(function, *args, **kwargs))[1])
     with pytest.raises(SystemExit) as exited:
         runpy.run_path(str(SCRIPTS[name]), run_name="__main__")
+    assert "leave_at_once" not in registered
     assert str(exited.value.code).startswith("error: ") and message in str(exited.value.code), (
         exited.value.code)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["garbage.cleanrl_model"]
