@@ -517,26 +517,33 @@ def test_docstring_example_with_several_devices_starts(name, tmp_path) -> None:
     assert lines and lines[-1].startswith("process 0/1: "), "".join(lines)[-3000:]
 
 
+def start_processes(tmp_path, name: str, flags_per_process: list[dict]) -> list:
+    """Starts one process of a --distributed run of script `name` per entry of
+    flags_per_process, on a free localhost port; process i writes to tmp_path/out{i}.txt."""
+    port = free_port()
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    procs = []
+    for i, flags in enumerate(flags_per_process):
+        words = [word for flag, value in flags.items() for word in (flag, value)]
+        with open(tmp_path / f"out{i}.txt", "w") as out:
+            procs.append(subprocess.Popen(
+                [sys.executable, str(SCRIPTS[name]), *words, "--distributed",
+                 "--coordinator-address", f"127.0.0.1:{port}", "--num-processes",
+                 str(len(flags_per_process)), "--process-id", str(i)], cwd=tmp_path, env=env,
+                stdout=out, stderr=subprocess.STDOUT))
+    return procs
+
+
 def test_a_failing_process_stops_every_process_at_once(tmp_path) -> None:
     # 2 processes on localhost train for long; once their collectives are connected, process 1
     # gets a KeyboardInterrupt (SIGINT). It must print its traceback and leave at once, and so
     # must process 0 when its next all_gather fails (not wait 5 minutes in jax.distributed's
     # shutdown barrier, then abort). The main loop is the same text in both scripts: one is run.
-    port = free_port()
-    words = [word for flag, value in {**TINY, "--total-timesteps": "100000000"}.items()
-             for word in (flag, value)]
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    procs = []
+    long_run = {**TINY, "--total-timesteps": "100000000"}
     # A child inherits an ignored SIGINT (pytest run as a shell's background job), not a handler.
     previous_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        for i in range(2):
-            with open(tmp_path / f"out{i}.txt", "w") as out:
-                procs.append(subprocess.Popen(
-                    [sys.executable, str(SCRIPTS["impala"]), *words, "--distributed",
-                     "--coordinator-address", f"127.0.0.1:{port}", "--num-processes", "2",
-                     "--process-id", str(i)], cwd=tmp_path, env=env, stdout=out,
-                    stderr=subprocess.STDOUT))
+        procs = start_processes(tmp_path, "impala", [long_run, long_run])
     finally:
         signal.signal(signal.SIGINT, previous_handler)
     try:
@@ -562,18 +569,8 @@ def test_a_failing_process_stops_every_process_at_once(tmp_path) -> None:
 def test_processes_with_different_flags_are_refused(tmp_path) -> None:
     # Process 1 is given another --num-steps: both must say so and stop, not train on rollouts
     # of two shapes and then hang in the shutdown barrier.
-    port = free_port()
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    procs = []
-    for i, num_steps in enumerate(["4", "8"]):
-        words = [word for flag, value in {**TINY, "--num-steps": num_steps}.items()
-                 for word in (flag, value)]
-        with open(tmp_path / f"out{i}.txt", "w") as out:
-            procs.append(subprocess.Popen(
-                [sys.executable, str(SCRIPTS["ppo"]), *words, "--distributed",
-                 "--coordinator-address", f"127.0.0.1:{port}", "--num-processes", "2",
-                 "--process-id", str(i)], cwd=tmp_path, env=env, stdout=out,
-                stderr=subprocess.STDOUT))
+    procs = start_processes(tmp_path, "ppo", [{**TINY, "--num-steps": num_steps}
+                                              for num_steps in ("4", "8")])
     try:
         for p in procs:
             p.wait(timeout=240)
