@@ -67,8 +67,8 @@ env = ep.make("Humanoid-v5", num_envs=1000, num_threads=1, frame_skip=2000)
 env.reset()
 env.send(np.zeros((1000, 17)))
 while True:
-    print("waiting", flush=True)
-    try:
+    try:  # print() too: a SIGINT can land before the call, even before print() returns
+        print("waiting", flush=True)
         env.recv()
     except KeyboardInterrupt:
         frame = traceback.extract_tb(sys.exc_info()[2])[-1]
@@ -96,7 +96,7 @@ def test_ctrl_c_interrupts_recv() -> None:
                 said.append(lines.get(timeout=120))
             except queue.Empty:
                 pytest.fail(f"no answer from the child in 120 s after {said}: recv() did not "
-                            "return to Python on SIGINT")
+                            f"return to Python on SIGINT (exit code {proc.poll()})")
             if said[-1] != "waiting":
                 break
             time.sleep(0.2)  # let it enter recv(); landing earlier only costs a retry
