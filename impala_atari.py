@@ -413,7 +413,8 @@ def evaluation_policy(agent, params, seed, num_envs):
     """act(observations) for evaluate(): actions sampled as the actors sample them, env i on its
     own key stream from seed, so that an evaluation plays the same episodes every time."""
     sample = jax.jit(partial(sample_action, agent))
-    key = jax.random.PRNGKey(seed)
+    # Streams 0, 1 and 2 of the seed's key are the training's (parameters, learner, actors).
+    key = jax.random.fold_in(jax.random.PRNGKey(seed), 3)
     env_ids = np.arange(num_envs, dtype=np.int32)
     steps = itertools.count()  # the position in every env's key stream: one per call
 

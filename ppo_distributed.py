@@ -19,7 +19,10 @@ Async pools (`--async-batch-size`) are faster but not reproducible (arrival orde
 Unlike Cleanba's cleanba_ppo.py, a time-limit truncation bootstraps from the value of the final
 observation (Cleanba's GAE treats it as a termination), and the step whose action the engine
 ignores, on an episode's final observation, is masked out of the loss (Cleanba's loss takes
-`firststeps` but does not use them).
+`firststeps` but does not use them). GAE takes every step's value from the parameters this
+update starts from (Cleanba: the values the actor stored, of the parameters that acted), and
+advantages are normalised per shuffled minibatch as in CleanRL (Cleanba: per fixed group of
+envs, before shuffling).
 """
 
 import atexit
@@ -403,7 +406,8 @@ def evaluation_policy(agent, params, seed, num_envs):
     """act(observations) for evaluate(): actions sampled as the actors sample them, env i on its
     own key stream from seed, so that an evaluation plays the same episodes every time."""
     sample = jax.jit(partial(sample_action, agent))
-    key = jax.random.PRNGKey(seed)
+    # Streams 0, 1 and 2 of the seed's key are the training's (parameters, learner, actors).
+    key = jax.random.fold_in(jax.random.PRNGKey(seed), 3)
     env_ids = np.arange(num_envs, dtype=np.int32)
     steps = itertools.count()  # the position in every env's key stream: one per call
 
@@ -613,7 +617,7 @@ if __name__ == "__main__":
         def mean(x):  # over the steps whose action the engine did not ignore
             return (x * mask).sum() / jnp.maximum(mask.sum(), 1.0)
 
-        if args.norm_adv:  # per minibatch of each gradient shard, as Cleanba per device
+        if args.norm_adv:  # per minibatch of each gradient shard, as CleanRL per minibatch
             advantages = (advantages - mean(advantages)) / (
                 jnp.sqrt(mean((advantages - mean(advantages)) ** 2)) + 1e-8)
 
