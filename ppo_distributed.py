@@ -433,6 +433,36 @@ def local(tree):
     return jax.tree.map(lambda x: x.addressable_shards[0].data, tree)
 
 
+def leave_at_once():
+    """The exit handler of a --distributed process that stops before training ends (an error
+    line, an exception here or in an actor thread, Ctrl-C). Exiting normally, it would wait in
+    the shutdown barrier of jax.distributed (JAX's exit handler, run after this one) for the
+    others, which wait for it in their next all_gather, until the barrier aborts them all 5
+    minutes later. Its closed connections make the others' all_gather fail: they leave within
+    seconds, with their tracebacks."""
+    sys.stdout.flush()  # os._exit does not
+    sys.stderr.flush()
+    os._exit(1)
+
+
+def join_processes(args):
+    """Connects this process to the others of a --distributed run (jax.distributed), or
+    exits with an error line: no coordinator, or processes given different flags."""
+    try:
+        jax.distributed.initialize(args.coordinator_address, args.num_processes,
+                                   args.process_id)
+    except (ValueError, IndexError, RuntimeError) as e:  # no cluster, a bad address, no peers
+        sys.exit(f"error: --distributed: {e}")
+    atexit.register(leave_at_once)  # once connected: before, there is no barrier to wait in
+    # Other flags on another process (its batch shape, seed, learning rate) would silently
+    # mix different rollouts and models, then hang at the end: compare every process's.
+    flags = json.dumps({**vars(args), "process_id": None}, sort_keys=True, default=str)
+    digest = np.frombuffer(hashlib.sha256(flags.encode()).digest(), np.uint8)
+    if (multihost_utils.process_allgather(digest) != digest).any():
+        sys.exit("error: --distributed: the processes were given different flags; every "
+                 "process takes the same ones but --process-id")
+
+
 if __name__ == "__main__":
     args = tyro.cli(Args)
     if args.track:
@@ -494,30 +524,7 @@ if __name__ == "__main__":
         sys.exit(0)
 
     if args.distributed:
-        # A process that stops before training ends (an error line, an exception here or in an
-        # actor thread, Ctrl-C) leaves at once. Exiting normally, it would wait in the shutdown
-        # barrier of jax.distributed (JAX's exit handler, run after this one) for the others,
-        # which wait for it in their next all_gather, until the barrier aborts them all 5 minutes
-        # later. Its closed connections make the others' all_gather fail: they leave within
-        # seconds, with their tracebacks.
-        def leave_at_once():
-            sys.stdout.flush()  # os._exit does not
-            sys.stderr.flush()
-            os._exit(1)
-
-        try:
-            jax.distributed.initialize(args.coordinator_address, args.num_processes,
-                                       args.process_id)
-        except (ValueError, IndexError, RuntimeError) as e:  # no cluster, a bad address, no peers
-            sys.exit(f"error: --distributed: {e}")
-        atexit.register(leave_at_once)  # once connected: before, there is no barrier to wait in
-        # Other flags on another process (its batch shape, seed, learning rate) would silently
-        # mix different rollouts and models, then hang at the end: compare every process's.
-        flags = json.dumps({**vars(args), "process_id": None}, sort_keys=True, default=str)
-        digest = np.frombuffer(hashlib.sha256(flags.encode()).digest(), np.uint8)
-        if (multihost_utils.process_allgather(digest) != digest).any():
-            sys.exit("error: --distributed: the processes were given different flags; every "
-                     "process takes the same ones but --process-id")
+        join_processes(args)
     num_processes, process_index = jax.process_count(), jax.process_index()
     local_devices = jax.local_devices()
     for role, ids in (("actor", args.actor_device_ids), ("learner", args.learner_device_ids)):
