@@ -428,6 +428,22 @@ def load_checkpoint(path):
     return checkpoint_args, checkpoint["params"]
 
 
+def params_fit(agent, params, observation_space):
+    """Whether params is the tree of arrays agent.init makes, with its shapes (a file made by
+    hand or by another program may hold anything)."""
+    dummy_obs = np.zeros((1, *observation_space.shape), observation_space.dtype)
+    try:  # saved args that describe no network (a hidden size "x") fail here
+        expected = jax.eval_shape(agent.init, jax.random.PRNGKey(0), dummy_obs)
+    except Exception:
+        return False
+
+    def layout(tree):
+        return [(jax.tree_util.keystr(path), getattr(leaf, "shape", None))
+                for path, leaf in jax.tree_util.tree_leaves_with_path(tree)]
+
+    return layout(params) == layout(expected)
+
+
 def local(tree):
     """This process's copy of a replicated global array tree."""
     return jax.tree.map(lambda x: x.addressable_shards[0].data, tree)
@@ -497,7 +513,7 @@ if __name__ == "__main__":
     if args.eval_checkpoint is not None:
         try:
             saved, checkpoint_params = load_checkpoint(args.eval_checkpoint)
-        except (OSError, ValueError, KeyError, TypeError) as e:  # missing, or not a checkpoint
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:  # or not ours
             sys.exit(f"error: --eval-checkpoint {args.eval_checkpoint}: cannot load it ({e})")
         args.env_id, args.max_episode_steps = saved.env_id, saved.max_episode_steps
         args.channels, args.hiddens = saved.channels, saved.hiddens
@@ -515,6 +531,9 @@ if __name__ == "__main__":
     video_dir = f"videos/{run_name}" if args.capture_video else None
 
     if args.eval_checkpoint is not None:
+        if not params_fit(agent, checkpoint_params, spec.observation_space):
+            sys.exit(f"error: --eval-checkpoint {args.eval_checkpoint}: its parameters are not "
+                     "those of the network its args describe")
         act = evaluation_policy(agent, checkpoint_params, args.seed, args.eval_episodes)
         results = evaluate(act, args.env_id, args.eval_episodes, args.seed,
                            args.max_episode_steps, video_dir)

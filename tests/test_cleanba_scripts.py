@@ -18,7 +18,8 @@
   video, no checkpoint), async pools without concurrency, TensorBoard tags, argument errors.
 - Flags refused before anything starts or is written, each with an `error:` line (counts,
   duplicate device ids, process flags, a missing --results-file folder, an unreadable
-  checkpoint, --capture-video without render()); the docstrings' several-device command passes
+  checkpoint or one that does not hold the network's parameters, --capture-video without
+  render()); the docstrings' several-device command passes
   every check with the defaults; when one of 2 processes fails (Ctrl-C), both exit in seconds.
 
 The scripts run as subprocesses in temporary directories, at most two processes at a time (the
@@ -372,6 +373,36 @@ def test_checkpoint_reloads_bitwise_and_plays_the_same_episodes(runs, impala, pp
                           env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert eval_returns(proc.stdout) == after_training
+
+
+def test_checkpoint_that_is_not_the_networks_is_refused(runs, tmp_path, monkeypatch) -> None:
+    # Hand-made or edited files: each is an error line, not a traceback from inside flax.
+    import json
+
+    import flax.serialization
+    import jax
+
+    (model,) = (ok(runs, "one_device") / "runs").glob("*/*.cleanrl_model")
+    saved = flax.serialization.msgpack_restore(model.read_bytes())
+    leaves, tree = jax.tree_util.tree_flatten(saved["params"])
+    saved_args = json.loads(saved["args"])
+    variants = {
+        "args_not_an_object": {**saved, "args": json.dumps(list(saved_args))},
+        "no_parameters": {**saved, "params": {"params": {}}},
+        "a_kernel_cut": {**saved, "params": tree.unflatten([leaves[0][:1], *leaves[1:]])},
+        "a_string": {**saved, "params": tree.unflatten(["x", *leaves[1:]])},
+        "hidden_size_x": {**saved, "args": json.dumps({**saved_args, "hiddens": ["x"]})},
+    }
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XLA_FLAGS", os.environ.get("XLA_FLAGS", ""))  # the script appends to it
+    for name, checkpoint in variants.items():
+        path = tmp_path / f"{name}.cleanrl_model"
+        path.write_bytes(flax.serialization.msgpack_serialize(checkpoint))
+        monkeypatch.setattr(sys, "argv", [str(SCRIPTS[runs[0]]), "--eval-checkpoint", str(path)])
+        with pytest.raises(SystemExit) as exited:
+            runpy.run_path(str(SCRIPTS[runs[0]]), run_name="__main__")
+        assert str(exited.value.code).startswith(f"error: --eval-checkpoint {path}: "), name
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "videos").exists()
 
 
 def test_async_pools_without_concurrency_train(runs) -> None:
