@@ -235,6 +235,24 @@ def test_tall_screens_are_ales(task: str) -> None:
     env.close()
 
 
+def test_pal_screens_with_odd_palette_indices_are_ales() -> None:
+    # AirRaid is a PAL game: unlike NTSC games', its screens hold odd palette indices (about
+    # half its frames, 255 among them), which the engine's vectorised grayscale converts pixel
+    # by pixel. ale-py reads entry p + 1 of its palette for index p, past the end for 255 (0
+    # in its wheels; the engine gives 0 without reading there). Full-size frames, so every
+    # pixel is compared, with the max-pool (frame skip 4) and without it.
+    ale = Replica("AirRaid-v5", 0).ale
+    odd: set[int] = set()
+    for t in range(100):
+        ale.act(ale.getMinimalActionSet()[t % 3])
+        screen = ale.getScreen()
+        odd |= set(np.unique(screen[screen % 2 == 1]).tolist())
+    assert 255 in odd and len(odd) > 5, odd
+    for frame_skip in (1, 4):
+        run_against_replica("AirRaid-v5", 300, frame_skip=frame_skip, stack_num=1,
+                            img_height=250, img_width=160)
+
+
 @pytest.mark.parametrize("task", ["TicTacToe3D-v5", "MontezumaRevenge-v5", "Pitfall2-v5"])
 def test_uncommon_games_step(task: str) -> None:
     env = ep.make(task, num_envs=2, noop_max=0)

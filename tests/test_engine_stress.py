@@ -10,6 +10,9 @@
   env-id queue, its per-worker queues with stealing (async mode's env homes) and its
   output-block pool (wrap-around, full ring, many producers and consumers, stealing order,
   block recycling, reference counting, blocks outliving their pool).
+- grayscale_table_test_{scalar,ssse3,avx2} test the Atari grayscale (every palette index, the
+  odd ones of PAL screens among them, with and without the max-pool) once per code path,
+  where this CPU runs it; they need no ALE.
 
 The sanitizer builds (docs/development.md) run the same programs.
 """
@@ -22,7 +25,9 @@ from pathlib import Path
 import pytest
 
 SOURCE = Path(__file__).resolve().parents[1] / "envpool_core"
-PROGRAMS = ["engine_stress", "env_id_queue_test", "stepper_queues_test", "output_block_test"]
+PROGRAMS = ["engine_stress", "env_id_queue_test", "stepper_queues_test", "output_block_test",
+            "grayscale_table_test_scalar", "grayscale_table_test_ssse3",
+            "grayscale_table_test_avx2"]
 # A hang detector, not a speed test: each program takes seconds on an idle 2-core machine.
 TIME_LIMIT_S = 240
 
@@ -39,14 +44,27 @@ def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
          "-DENVPOOL_CORE_STRESS=ON", "-DENVPOOL_CORE_WITH_ATARI=OFF",
          "-DENVPOOL_CORE_WITH_MUJOCO=OFF"],
         check=True, capture_output=True)
-    subprocess.run([cmake, "--build", str(build), "--target", *PROGRAMS, "-j2"],
-                   check=True, capture_output=True)
+    subprocess.run([cmake, "--build", str(build), "-j2"], check=True, capture_output=True)
     return build
+
+
+def cpu_flags() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    return {flag for line in text.splitlines() if line.startswith("flags")
+            for flag in line.split(":", 1)[1].split()}
 
 
 @pytest.mark.timeout(600)  # the build (first test) plus the program
 @pytest.mark.parametrize("program", PROGRAMS)
 def test_cc_program_passes(build_dir: Path, program: str) -> None:
+    path = program.removeprefix("grayscale_table_test_")
+    if program.startswith("grayscale_table_test_") and path != "scalar":
+        if path not in cpu_flags():
+            pytest.skip(f"this CPU has no {path.upper()}")
+        assert (build_dir / program).exists(), f"{program} was not built: no -m{path}?"
     try:
         done = subprocess.run([str(build_dir / program)], capture_output=True, text=True,
                               timeout=TIME_LIMIT_S)

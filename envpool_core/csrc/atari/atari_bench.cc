@@ -144,11 +144,7 @@ class Replica {
     for (auto& r : raw_) r.assign(pixels_, 0);
     frames_.assign(kFrame * kStack, 0);
     obs_.assign(kFrame * kStack, 0);
-    std::uint8_t gray[128];
-    for (int k = 0; k < 128; ++k) {
-      gray[k] = static_cast<std::uint8_t>(ale_->theOSystem->colourPalette().getRGB(2 * k + 1) & 0xFF);
-    }
-    gray_ = std::make_unique<atari::GrayscaleTable>(gray);
+    gray_ = atari::AleGrayscaleTable(*ale_);
   }
 
   // noop_max 0: reset, FIRE where the game has it, fill the stack.
@@ -181,8 +177,9 @@ class Replica {
       if (game_over) break;
       if (f >= 2) {
         auto g0 = Clock::now();
-        if (f == 3 && !ale_grayscale_ && atari::GrayscaleTable::kVectorized) {
-          pooled = gray_->ApplyMax(Screen(), raw_[1].data(), raw_[0].data(), pixels_);
+        if (f == 3 && !ale_grayscale_) {
+          gray_->ApplyMax(Screen(), raw_[1].data(), raw_[0].data(), pixels_);
+          pooled = true;
         }
         if (!pooled) Capture(raw_[f == 2 ? 1 : 0].data());
         capture += Micros(g0, Clock::now());
@@ -223,9 +220,10 @@ class Replica {
   }
   std::uint8_t* Screen() { return ale_->getScreen().getArray(); }
   void Capture(std::uint8_t* raw) {
-    if (ale_grayscale_ || !atari::GrayscaleTable::kVectorized ||
-        !gray_->Apply(Screen(), raw, pixels_)) {
+    if (ale_grayscale_) {
       ale_->theOSystem->colourPalette().applyPaletteGrayscale(raw, Screen(), pixels_);
+    } else {
+      gray_->Apply(Screen(), raw, pixels_);
     }
   }
   std::uint8_t* Slot(int i) { return frames_.data() + kFrame * static_cast<std::size_t>(i); }

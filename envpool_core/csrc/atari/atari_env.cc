@@ -186,37 +186,32 @@ AtariEnv::AtariEnv(const EnvSpec& spec, std::uint64_t seed)
   }
   for (auto& r : raw_) r.assign(raw_size_, 0);
   frames_.assign(frame_size_ * static_cast<std::size_t>(stack_num_), 0);
-  if (GrayscaleTable::kVectorized) {
-    // ALE's grayscale of palette index i is entry i + 1 of its palette.
-    std::uint8_t gray[128];
-    for (int k = 0; k < 128; ++k) {
-      gray[k] =
-          static_cast<std::uint8_t>(ale_->theOSystem->colourPalette().getRGB(2 * k + 1) & 0xFF);
-    }
-    gray_ = std::make_unique<GrayscaleTable>(gray);
+  gray_ = AleGrayscaleTable(*ale_);
+}
+
+std::unique_ptr<GrayscaleTable> AleGrayscaleTable(ale::ALEInterface& ale) {
+  // ALE's grayscale of palette index p is the low byte of entry p + 1 of its palette; 255
+  // has no entry after it (0, see GrayscaleTable).
+  std::uint8_t gray[256] = {};
+  for (int p = 0; p < 255; ++p) {
+    gray[p] = static_cast<std::uint8_t>(ale.theOSystem->colourPalette().getRGB(p + 1) & 0xFF);
   }
+  return std::make_unique<GrayscaleTable>(gray);
 }
 
 AtariEnv::~AtariEnv() = default;
 
 void AtariEnv::Capture(std::uint8_t* raw) {
   ale::pixel_t* screen = ale_->getScreen().getArray();
-  auto& palette = ale_->theOSystem->colourPalette();
   if (channels_ == 1) {
-    if (gray_ == nullptr || !gray_->Apply(screen, raw, pixels_)) {
-      palette.applyPaletteGrayscale(raw, screen, pixels_);
-    }
+    gray_->Apply(screen, raw, pixels_);
   } else {
-    palette.applyPaletteRGB(raw, screen, pixels_);
+    ale_->theOSystem->colourPalette().applyPaletteRGB(raw, screen, pixels_);
   }
 }
 
 void AtariEnv::CaptureMaxPool() {
-  ale::pixel_t* screen = ale_->getScreen().getArray();
-  if (gray_ == nullptr || !gray_->ApplyMax(screen, raw_[1].data(), raw_[0].data(), pixels_)) {
-    ale_->theOSystem->colourPalette().applyPaletteGrayscale(raw_[0].data(), screen, pixels_);
-    MaxPool(raw_[0].data(), raw_[1].data(), raw_[0].data(), pixels_);
-  }
+  gray_->ApplyMax(ale_->getScreen().getArray(), raw_[1].data(), raw_[0].data(), pixels_);
 }
 
 void AtariEnv::PushFrame(const std::uint8_t* raw, bool fill) {

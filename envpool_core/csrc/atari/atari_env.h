@@ -23,6 +23,9 @@ namespace envpool_core::atari {
 // The options of every Atari task, with EnvPool's defaults.
 std::vector<OptionDef> AtariOptions();
 
+// The grayscale of the loaded game's palette, as ALE's applyPaletteGrayscale gives it.
+std::unique_ptr<GrayscaleTable> AleGrayscaleTable(ale::ALEInterface& ale);
+
 class AtariEnv : public Env {
  public:
   AtariEnv(const EnvSpec& spec, std::uint64_t seed);
@@ -80,7 +83,7 @@ class AtariEnv : public Env {
   int newest_ = 0;                    // ring index of the newest frame
   AreaResizer area_;
   LinearResizer linear_;
-  // Built from the palette after loadROM; null where it is not faster than ALE's.
+  // Built from the palette after loadROM.
   std::unique_ptr<GrayscaleTable> gray_;
 };
 

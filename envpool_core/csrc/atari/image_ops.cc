@@ -101,34 +101,48 @@ void MaxPool(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* dst, st
 
 // --- Grayscale ---------------------------------------------------------------
 //
-// A 128-entry byte table looked up 16 or 32 pixels at a time: table k holds
-// entries 16k..16k+15 and answers for the pixels whose index idx = src >> 1
-// falls in that range. pshufb returns 0 for a lane whose selector has bit 7
-// set; adds_epu8(idx - 16k, 0x70) keeps bit 7 clear exactly when
-// 0 <= idx - 16k < 16 (low nibble idx - 16k), so OR-ing the eight lookups
-// gives table[idx].
+// A 128-entry byte table of the even indices, looked up 16 or 32 pixels at a
+// time: table k holds entries 16k..16k+15 and answers for the pixels whose
+// index idx = src >> 1 falls in that range. pshufb returns 0 for a lane whose
+// selector has bit 7 set; adds_epu8(idx - 16k, 0x70) keeps bit 7 clear exactly
+// when 0 <= idx - 16k < 16 (low nibble idx - 16k), so OR-ing the eight lookups
+// gives table[idx]. A screen with an odd index (bit 0 of some byte, moved to bit 7
+// by the 16-bit shift and read by movemask) goes through the full table again:
+// checking once per screen keeps the NTSC loop as tight as it was.
 
-GrayscaleTable::GrayscaleTable(const std::uint8_t* gray) { std::copy(gray, gray + 128, gray_); }
-
-bool GrayscaleTable::Apply(const std::uint8_t* src, std::uint8_t* dst, std::size_t n) const {
-  return Run<false>(src, nullptr, dst, n);
+GrayscaleTable::GrayscaleTable(const std::uint8_t* gray) {
+  std::copy(gray, gray + 256, gray_);
+  for (int k = 0; k < 128; ++k) even_[k] = gray_[2 * k];
 }
 
-bool GrayscaleTable::ApplyMax(const std::uint8_t* src, const std::uint8_t* other,
+void GrayscaleTable::Apply(const std::uint8_t* src, std::uint8_t* dst, std::size_t n) const {
+  Run<false>(src, nullptr, dst, n);
+}
+
+void GrayscaleTable::ApplyMax(const std::uint8_t* src, const std::uint8_t* other,
                               std::uint8_t* dst, std::size_t n) const {
-  return Run<true>(src, other, dst, n);
+  Run<true>(src, other, dst, n);
 }
 
 template <bool kMax>
-bool GrayscaleTable::Run(const std::uint8_t* src, const std::uint8_t* other, std::uint8_t* dst,
+void GrayscaleTable::RunScalar(const std::uint8_t* src, const std::uint8_t* other,
+                               std::uint8_t* dst, std::size_t begin, std::size_t end) const {
+  for (std::size_t i = begin; i < end; ++i) {
+    std::uint8_t g = gray_[src[i]];
+    if constexpr (kMax) g = std::max(g, other[i]);
+    dst[i] = g;
+  }
+}
+
+template <bool kMax>
+void GrayscaleTable::Run(const std::uint8_t* src, const std::uint8_t* other, std::uint8_t* dst,
                          std::size_t n) const {
   std::size_t i = 0;
-  unsigned odd = 0;
 #if defined(__AVX2__)
   __m256i tables[8];
   for (int k = 0; k < 8; ++k) {
     tables[k] = _mm256_broadcastsi128_si256(
-        _mm_load_si128(reinterpret_cast<const __m128i*>(gray_ + 16 * k)));
+        _mm_load_si128(reinterpret_cast<const __m128i*>(even_ + 16 * k)));
   }
   const __m256i low7 = _mm256_set1_epi8(0x7F);
   const __m256i step = _mm256_set1_epi8(16);
@@ -148,11 +162,13 @@ bool GrayscaleTable::Run(const std::uint8_t* src, const std::uint8_t* other, std
     }
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), g);
   }
-  odd |= static_cast<unsigned>(_mm256_movemask_epi8(_mm256_slli_epi16(odd_lanes, 7)));
+  if (_mm256_movemask_epi8(_mm256_slli_epi16(odd_lanes, 7)) != 0) {
+    RunScalar<kMax>(src, other, dst, 0, i);  // an odd index somewhere: again, pixel by pixel
+  }
 #elif defined(__SSSE3__)
   __m128i tables[8];
   for (int k = 0; k < 8; ++k) {
-    tables[k] = _mm_load_si128(reinterpret_cast<const __m128i*>(gray_ + 16 * k));
+    tables[k] = _mm_load_si128(reinterpret_cast<const __m128i*>(even_ + 16 * k));
   }
   const __m128i low7 = _mm_set1_epi8(0x7F);
   const __m128i step = _mm_set1_epi8(16);
@@ -172,15 +188,17 @@ bool GrayscaleTable::Run(const std::uint8_t* src, const std::uint8_t* other, std
     }
     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), g);
   }
-  odd |= static_cast<unsigned>(_mm_movemask_epi8(_mm_slli_epi16(odd_lanes, 7)));
-#endif
-  for (; i < n; ++i) {
-    odd |= src[i] & 1U;
-    std::uint8_t g = gray_[src[i] >> 1];
-    if constexpr (kMax) g = std::max(g, other[i]);
-    dst[i] = g;
+  if (_mm_movemask_epi8(_mm_slli_epi16(odd_lanes, 7)) != 0) {
+    RunScalar<kMax>(src, other, dst, 0, i);  // an odd index somewhere: again, pixel by pixel
   }
-  return odd == 0;
+#else
+  if constexpr (kMax) {  // no byte shuffles: one lookup per pixel, then SSE2's max-pool
+    RunScalar<false>(src, nullptr, dst, 0, n);
+    MaxPool(dst, other, dst, n);
+    return;
+  }
+#endif
+  RunScalar<kMax>(src, other, dst, i, n);
 }
 
 // --- INTER_AREA ------------------------------------------------------------

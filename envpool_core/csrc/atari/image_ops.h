@@ -16,37 +16,37 @@ namespace envpool_core::atari {
 void MaxPool(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* dst, std::size_t n);
 
 // ALE screens to grayscale: palette index -> luminance byte, the values of ALE's
-// ColourPalette::applyPaletteGrayscale, with byte shuffles (SSSE3/AVX2 builds)
-// instead of one table load per pixel. The TIA clears bit 0 of every colour,
-// so a screen holds even indices only; the table covers those, and a screen
-// with an odd index is reported so the caller can fall back to ALE's own.
+// ColourPalette::applyPaletteGrayscale (index p gives the low byte of entry p + 1
+// of ALE's 256-entry palette), with byte shuffles (SSSE3/AVX2 builds) instead of
+// one table load per pixel. NTSC games' screens hold even indices only (the TIA
+// clears bit 0 of every colour), which the shuffles cover; PAL games (AirRaid)
+// also show odd ones, and a screen with one is converted again pixel by pixel.
+// Index 255 would read past ALE's palette (ale-py's own conversion does: it gives
+// 0 there in ale-py's wheels, and AddressSanitizer stops it); its grayscale here
+// is 0, given by the caller's table.
 class GrayscaleTable {
  public:
-  // Without byte shuffles (a portable SSE2-only build) the table is slower than
-  // ALE's own conversion, so the env uses this class only when this is true.
-#if defined(__AVX2__) || defined(__SSSE3__)
-  static constexpr bool kVectorized = true;
-#else
-  static constexpr bool kVectorized = false;
-#endif
-
-  // gray[k]: the grayscale of palette index 2k.
+  // gray[p]: the grayscale of palette index p, for all 256 indices.
   explicit GrayscaleTable(const std::uint8_t* gray);
 
-  // dst[i] = gray(src[i]) for n pixels. False when some src[i] is odd (then
-  // dst holds garbage).
-  bool Apply(const std::uint8_t* src, std::uint8_t* dst, std::size_t n) const;
+  // dst[i] = gray(src[i]) for n pixels.
+  void Apply(const std::uint8_t* src, std::uint8_t* dst, std::size_t n) const;
   // dst[i] = max(gray(src[i]), other[i]): grayscale and max-pool in one pass
-  // (dst may alias other). False when some src[i] is odd (then dst holds garbage).
-  bool ApplyMax(const std::uint8_t* src, const std::uint8_t* other, std::uint8_t* dst,
+  // (dst must not alias other: a screen with an odd index is converted twice).
+  void ApplyMax(const std::uint8_t* src, const std::uint8_t* other, std::uint8_t* dst,
                 std::size_t n) const;
 
  private:
   template <bool kMax>
-  bool Run(const std::uint8_t* src, const std::uint8_t* other, std::uint8_t* dst,
+  void Run(const std::uint8_t* src, const std::uint8_t* other, std::uint8_t* dst,
            std::size_t n) const;
+  // Pixels [begin, end) one by one, any index.
+  template <bool kMax>
+  void RunScalar(const std::uint8_t* src, const std::uint8_t* other, std::uint8_t* dst,
+                 std::size_t begin, std::size_t end) const;
 
-  alignas(16) std::uint8_t gray_[128];
+  alignas(16) std::uint8_t even_[128];  // even_[k] = gray_[2k], for the shuffles
+  std::uint8_t gray_[256];
 };
 
 // Downscales one channel of an interleaved 8-bit image like OpenCV's
