@@ -61,8 +61,11 @@ def test_gil_released_during_recv() -> None:
 # raise KeyboardInterrupt there, long before the batch is done; one that lands just before
 # the call (possible on a loaded machine) only makes it say "waiting" again.
 SLOW_RECV = """
-import os, sys, traceback
+import os, signal, sys, traceback
 import numpy as np, envpool_core as ep
+# A child inherits an ignored SIGINT (pytest started as a shell's background job), and Python
+# then leaves it ignored: without its handler the SIGINT would never reach recv().
+signal.signal(signal.SIGINT, signal.default_int_handler)
 env = ep.make("Humanoid-v5", num_envs=1000, num_threads=1, frame_skip=2000)
 env.reset()
 env.send(np.zeros((1000, 17)))
