@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import dm_env
 import numpy as np
 import pytest
+import tree
 
 import envpool_core
 
@@ -60,3 +62,66 @@ def test_envpool_script_runs_unchanged() -> None:
     ours = envpool_script(envpool_core)
     theirs = envpool_script(upstream)
     assert structure(ours) == structure(theirs)
+
+
+def acme_style_client(envpool: Any, task: str) -> tuple:
+    """What an Acme-style client does with a dm pool: the four specs of dm_env.Environment
+    (acme.specs.make_environment_spec), each spec and value cast to single precision with
+    tree (acme.wrappers.SinglePrecisionWrapper), then stepping until some episode ends."""
+    env = envpool.make_dm(task, num_envs=3, seed=0, max_episode_steps=20)
+    assert isinstance(env, dm_env.Environment)
+    specs = (env.observation_spec(), env.action_spec(), env.reward_spec(), env.discount_spec())
+
+    def single(x: Any) -> Any:
+        dtype = getattr(x, "dtype", None)
+        if dtype == np.float64:
+            return x.replace(dtype=np.float32) if hasattr(x, "replace") else x.astype(np.float32)
+        return x
+
+    single_specs = tree.map_structure(single, specs)
+    rng = np.random.default_rng(0)
+    action_spec = specs[1]
+    timesteps = [tree.map_structure(single, env.reset())]
+    with env:
+        while not any(timesteps[-1].last()):
+            if isinstance(action_spec, dm_env.specs.DiscreteArray):
+                action = rng.integers(action_spec.num_values, size=3, dtype=action_spec.dtype)
+            else:
+                action = rng.uniform(action_spec.minimum, action_spec.maximum,
+                                     (3, *action_spec.shape)).astype(action_spec.dtype)
+            timesteps.append(tree.map_structure(single, env.step(action)))
+    return specs, single_specs, timesteps
+
+
+def spec_structure(spec: Any) -> Any:
+    return tree.map_structure(
+        lambda s: (isinstance(s, dm_env.specs.BoundedArray), s.shape, s.dtype), spec)
+
+
+# EnvPool bounds MuJoCo's float64 info fields by float64's range, which overflows float32.
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")
+@pytest.mark.parametrize("task", ["CartPole-v1", "Pendulum-v1", "Hopper-v4", "Breakout-v5"])
+def test_acme_style_client_runs_unchanged(task: str) -> None:
+    specs, single_specs, timesteps = acme_style_client(envpool_core, task)
+    upstream_specs = acme_style_client(upstream, task)[0]
+    # Each field of one env's row conforms to its spec (shape, dtype, bounds), before and
+    # after the cast, and reward and discount have the dtypes TimeStep has (EnvPool says
+    # float64 for float32 arrays); the run ends some episode, whose next step is a FIRST.
+    observation_spec, _, reward_spec, discount_spec = single_specs
+    for ts in timesteps:
+        tree.map_structure(lambda s, v: [s.validate(row) for row in v], observation_spec,
+                           ts.observation)
+        for reward, discount in zip(ts.reward, ts.discount, strict=True):
+            reward_spec.validate(reward)
+            discount_spec.validate(discount)
+    assert specs[2].dtype == specs[3].dtype == np.float32 == timesteps[0].reward.dtype
+    assert timesteps[-1].step_type.tolist().count(dm_env.StepType.LAST) >= 1
+    # As EnvPool's: every spec bounded, the same shapes and dtypes for the fields both have
+    # (Atari's info["terminated"] is bool here, int32 there) and the same action spec.
+    ours, theirs = specs[0]._asdict(), upstream_specs[0]._asdict()
+    for name in (set(ours) & set(theirs)) - {"terminated"}:
+        assert spec_structure(ours[name]) == spec_structure(theirs[name]), name
+    assert spec_structure(specs[1]) == spec_structure(upstream_specs[1])
+    assert type(specs[1]) is type(upstream_specs[1])
+    np.testing.assert_array_equal(np.broadcast_to(specs[1].minimum, specs[1].shape),
+                                  np.broadcast_to(upstream_specs[1].minimum, specs[1].shape))

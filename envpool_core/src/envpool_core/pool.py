@@ -329,8 +329,12 @@ class LegacyGymEnvPool(EnvPool):
         return obs, arrays[_REWARD], arrays[_DONE], info
 
 
-class DmEnvPool(EnvPool):
-    """dm_env API: every call returns a `dm_env.TimeStep` whose observation holds obs and info."""
+class DmEnvPool(EnvPool, dm_env.Environment):
+    """dm_env API: every call returns a `dm_env.TimeStep` whose observation holds obs and info.
+
+    A `dm_env.Environment`, as EnvPool's dm pools, so dm_env clients (Acme's
+    `make_environment_spec`, `with env:`) find what they expect; every spec is of one env's row.
+    """
 
     def __init__(self, spec: EnvSpec) -> None:
         super().__init__(spec)
@@ -344,11 +348,21 @@ class DmEnvPool(EnvPool):
         obs = self.spec.observation_spec()
         obs_specs = [obs] if self._num_obs == 1 else [obs[k] for k in self._obs_names]
         info = self.spec.info_spec()
-        env_id = dm_env.specs.Array((), np.int32, name="env_id")
         return self._state_type(
-            *obs_specs, *(info[k] for k in self._info_names), env_id,
-            self._players_type(env_id), dm_env.specs.Array((), np.int32, name="elapsed_step"),
+            *obs_specs, *(info[k] for k in self._info_names),
+            self.spec.column_spec("env_id", "env_id"),
+            self._players_type(self.spec.column_spec("players.env_id", "env_id")),
+            self.spec.column_spec("elapsed_step", "elapsed_step"),
         )
+
+    def reward_spec(self) -> dm_env.specs.Array:
+        """dm_env reward spec: one env's reward, of the dtype `TimeStep.reward` has (float32)."""
+        return self.spec.column_spec("reward", "reward")
+
+    def discount_spec(self) -> dm_env.specs.BoundedArray:
+        """dm_env discount spec: one env's discount in [0, 1], of `TimeStep.discount`'s dtype."""
+        dtype = self.spec.column_spec("discount", "discount").dtype
+        return dm_env.specs.BoundedArray((), dtype, minimum=0.0, maximum=1.0, name="discount")
 
     def action_spec(self) -> Any:
         """dm_env action spec."""

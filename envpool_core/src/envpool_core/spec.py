@@ -41,14 +41,12 @@ def _has_option(task_id: str, name: str) -> bool:
     return any(o["name"] == name for o in _core.task_options(task_id))
 
 
-def _dm_array(spec: dict[str, Any]) -> dm_env.specs.Array:
-    dtype = np.dtype(spec["dtype"])
-    if spec["low"]:
-        low, high = _bounds(spec)
-        return dm_env.specs.BoundedArray(
-            shape=spec["shape"], dtype=dtype, minimum=low, maximum=high, name=spec["name"]
-        )
-    return dm_env.specs.Array(shape=spec["shape"], dtype=dtype, name=spec["name"])
+def _dm_array(spec: dict[str, Any], name: str | None = None) -> dm_env.specs.BoundedArray:
+    # Always bounded, as EnvPool's specs: an array without bounds of its own gets its dtype's
+    # (client code may read `.minimum` of any field).
+    low, high = _bounds(spec)
+    return dm_env.specs.BoundedArray(shape=spec["shape"], dtype=np.dtype(spec["dtype"]),
+                                     minimum=low, maximum=high, name=name or spec["name"])
 
 
 def _discrete_range(spec: dict[str, Any]) -> tuple[int, int] | None:
@@ -116,6 +114,10 @@ class EnvSpec:
     def info_spec(self) -> dict[str, dm_env.specs.Array]:
         """dm_env specs of the task's info arrays, by name."""
         return {s["name"]: _dm_array(s) for s in self.info_specs}
+
+    def column_spec(self, column: str, name: str) -> dm_env.specs.BoundedArray:
+        """dm_env spec, named `name`, of one row of the engine's output column `column`."""
+        return _dm_array(next(c for c in self.columns if c["name"] == column), name)
 
     def action_spec(self) -> dm_env.specs.Array:
         """dm_env action spec, with the bounds of `action_space`."""
