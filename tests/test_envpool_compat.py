@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import dm_env
+import gym
+import gymnasium
 import numpy as np
 import pytest
 import tree
@@ -125,3 +127,50 @@ def test_acme_style_client_runs_unchanged(task: str) -> None:
     assert type(specs[1]) is type(upstream_specs[1])
     np.testing.assert_array_equal(np.broadcast_to(specs[1].minimum, specs[1].shape),
                                   np.broadcast_to(upstream_specs[1].minimum, specs[1].shape))
+
+
+class GymnasiumRecordEpisodeStatistics(gymnasium.Wrapper):
+    """CleanRL's RecordEpisodeStatistics for EnvPool, with `gym` read as `gymnasium` (what a
+    port of its EnvPool scripts to current EnvPool, which speaks only gymnasium, does)."""
+
+    def reset(self, **kwargs: Any) -> Any:
+        self.episode_returns = np.zeros(self.env.num_envs, dtype=np.float32)
+        return super().reset(**kwargs)
+
+    def step(self, action: Any) -> Any:
+        obs, reward, terminated, truncated, info = super().step(action)
+        self.episode_returns += info["reward"]
+        info["r"] = self.episode_returns.copy()
+        self.episode_returns *= 1 - info["terminated"]
+        return obs, reward, terminated, truncated, info
+
+
+def wrapped_gymnasium_client(envpool: Any) -> list:
+    envs = GymnasiumRecordEpisodeStatistics(envpool.make(
+        "Breakout-v5", env_type="gymnasium", num_envs=4, episodic_life=True, reward_clip=True))
+    seen: list = [envs.unwrapped is envs.env, isinstance(envs.env, gymnasium.vector.VectorEnv),
+                  envs.action_space, envs.observation_space, envs.render_mode]
+    obs, info = envs.reset()
+    seen.append((obs, sorted(set(info) - {"ram"})))  # EnvPool's Atari info also has the RAM
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        obs, reward, terminated, truncated, info = envs.step(rng.integers(0, 4, 4))
+        seen.append((obs, reward, terminated, truncated, sorted(set(info) - {"ram"})))
+    seen.append(envs.get_wrapper_attr("num_envs"))
+    assert str(envs).startswith(f"<{type(envs).__name__}")
+    envs.close()
+    return seen
+
+
+def test_gymnasium_wrapper_wraps_a_pool_as_envpools() -> None:
+    # EnvPool's gymnasium pools are gymnasium.Env too, so gymnasium.Wrapper accepts them; here
+    # it raised TypeError ("Expected env to be a gymnasium.Env").
+    ours, theirs = wrapped_gymnasium_client(envpool_core), wrapped_gymnasium_client(upstream)
+    assert structure(ours) == structure(theirs)
+    assert ours[0] and ours[1]
+
+
+def test_gym_wrapper_unwraps_to_the_pool() -> None:
+    # gym 0.23's Wrapper.unwrapped asks the env for its own, as EnvPool 0.6-0.8's gym.Env had.
+    pool = envpool_core.make("CartPole-v1", env_type="gym", num_envs=2)
+    assert gym.Wrapper(gym.Wrapper(pool)).unwrapped is pool

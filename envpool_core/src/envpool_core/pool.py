@@ -262,12 +262,15 @@ class EnvPool:
         return f"{type(self).__name__}({self.spec.task_id!r}, num_envs={self.num_envs}, " \
                f"batch_size={self.batch_size})"
 
+    __str__ = __repr__  # not gymnasium.Env's, which reads a gymnasium EnvSpec's id
 
-class GymnasiumEnvPool(EnvPool, gymnasium.vector.VectorEnv):
+
+class GymnasiumEnvPool(EnvPool, gymnasium.vector.VectorEnv, gymnasium.Env):
     """Gymnasium API: reset -> (obs, info); step -> (obs, reward, terminated, truncated, info).
 
     An instance of `gymnasium.vector.VectorEnv`, with EnvPool's conventions where
-    they differ: `observation_space`/`action_space` are single-env spaces.
+    they differ: `observation_space`/`action_space` are single-env spaces. Also a
+    `gymnasium.Env`, as EnvPool's pools, so that a `gymnasium.Wrapper` can wrap it.
     """
 
     def reset(self, env_id: Any = None, *, seed: Any = None,
@@ -319,6 +322,11 @@ class LegacyGymEnvPool(EnvPool):
         super().__init__(spec, spaces)
         self._reset_return_info = reset_return_info
         self.config["gym_reset_return_info"] = reset_return_info
+
+    @property
+    def unwrapped(self) -> LegacyGymEnvPool:
+        """The pool itself, as gym.Env's: where `gym.Wrapper.unwrapped` ends."""
+        return self
 
     def _arrange(self, arrays: tuple, reset: bool) -> Any:
         obs, info = self._split(arrays)
