@@ -123,6 +123,10 @@ def test_acme_style_client_runs_unchanged(task: str) -> None:
     ours, theirs = specs[0]._asdict(), upstream_specs[0]._asdict()
     for name in (set(ours) & set(theirs)) - {"terminated"}:
         assert spec_structure(ours[name]) == spec_structure(theirs[name]), name
+    assert [f for f in ours if f in theirs] == [f for f in theirs if f in ours]  # same order
+    # make_spec's observation_spec() is the pool's, as EnvPool's (EnvPool's examples read
+    # make_spec(task).observation_spec().obs).
+    assert repr(envpool_core.make_spec(task).observation_spec()) == repr(specs[0])
     assert spec_structure(specs[1]) == spec_structure(upstream_specs[1])
     assert type(specs[1]) is type(upstream_specs[1])
     np.testing.assert_array_equal(np.broadcast_to(specs[1].minimum, specs[1].shape),

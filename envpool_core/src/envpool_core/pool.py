@@ -10,7 +10,6 @@ code to the JAX arrays of its recv.
 from __future__ import annotations
 
 import warnings
-from collections import namedtuple
 from types import ModuleType
 from typing import Any
 
@@ -344,24 +343,10 @@ class DmEnvPool(EnvPool, dm_env.Environment):
     `make_environment_spec`, `with env:`) find what they expect; every spec is of one env's row.
     """
 
-    def __init__(self, spec: EnvSpec) -> None:
-        super().__init__(spec)
-        fields = [*self._obs_names, *self._info_names, "env_id", "players", "elapsed_step"]
-        self._state_type = namedtuple("State", fields)
-        self._players_type = namedtuple("Players", ["env_id"])
-
     def observation_spec(self) -> Any:
         """dm_env observation spec, with the structure of `TimeStep.observation`: a State of
-        the obs, info, env_id, players and elapsed_step specs (as EnvPool's)."""
-        obs = self.spec.observation_spec()
-        obs_specs = [obs] if self._num_obs == 1 else [obs[k] for k in self._obs_names]
-        info = self.spec.info_spec()
-        return self._state_type(
-            *obs_specs, *(info[k] for k in self._info_names),
-            self.spec.column_spec("env_id", "env_id"),
-            self._players_type(self.spec.column_spec("players.env_id", "env_id")),
-            self.spec.column_spec("elapsed_step", "elapsed_step"),
-        )
+        the env_id, players, obs, info and elapsed_step specs (as EnvPool's)."""
+        return self.spec.observation_spec()
 
     def reward_spec(self) -> dm_env.specs.Array:
         """dm_env reward spec: one env's reward, of the dtype `TimeStep.reward` has (float32)."""
@@ -377,11 +362,9 @@ class DmEnvPool(EnvPool, dm_env.Environment):
         return self.spec.action_spec()
 
     def _arrange(self, arrays: tuple, reset: bool) -> dm_env.TimeStep:
-        obs, info = self._split(arrays)
-        obs_values = [obs] if self._num_obs == 1 else [obs[k] for k in self._obs_names]
-        state = self._state_type(
-            *obs_values, *(info[k] for k in self._info_names), arrays[_ENV_ID],
-            self._players_type(arrays[_PLAYERS_ENV_ID]), arrays[_ELAPSED_STEP],
+        state = self.spec.state_type(  # the obs and info columns are the last ones, in order
+            arrays[_ENV_ID], self.spec.players_type(arrays[_PLAYERS_ENV_ID]),
+            *arrays[self._first_obs:], arrays[_ELAPSED_STEP],
         )
         return dm_env.TimeStep(step_type=arrays[_STEP_TYPE], reward=arrays[_REWARD],
                                discount=arrays[_DISCOUNT], observation=state)

@@ -75,6 +75,10 @@ class EnvSpec:
         self.render_fps: float = self._core.render_fps
         # Every output column (common, obs, info) as the engine lays them out.
         self.columns: list[dict[str, Any]] = self._core.columns
+        # A dm TimeStep's observation, in EnvPool's order (elapsed_step added at the end).
+        arrays = [s["name"] for s in [*self.obs_specs, *self.info_specs]]
+        self.state_type = namedtuple("State", ["env_id", "players", *arrays, "elapsed_step"])
+        self.players_type = namedtuple("Players", ["env_id"])
 
     @property
     def config_dict(self) -> dict[str, Any]:
@@ -106,14 +110,15 @@ class EnvSpec:
         return _box(self.action_array_spec)
 
     def observation_spec(self) -> Any:
-        """dm_env observation spec: an Array per observation array."""
-        if len(self.obs_specs) == 1:
-            return _dm_array(self.obs_specs[0])
-        return {s["name"]: _dm_array(s) for s in self.obs_specs}
-
-    def info_spec(self) -> dict[str, dm_env.specs.Array]:
-        """dm_env specs of the task's info arrays, by name."""
-        return {s["name"]: _dm_array(s) for s in self.info_specs}
+        """dm_env observation spec, with the structure of a dm TimeStep's observation (as
+        EnvPool's): a `state_type` of the specs of env_id, players, each observation and info
+        array and elapsed_step, each of one env's row."""
+        return self.state_type(
+            self.column_spec("env_id", "env_id"),
+            self.players_type(self.column_spec("players.env_id", "env_id")),
+            *(_dm_array(s) for s in [*self.obs_specs, *self.info_specs]),
+            self.column_spec("elapsed_step", "elapsed_step"),
+        )
 
     def column_spec(self, column: str, name: str) -> dm_env.specs.BoundedArray:
         """dm_env spec, named `name`, of one row of the engine's output column `column`."""
