@@ -386,6 +386,7 @@ def test_matches_gymnasium_atari_preprocessing(task: str, steps: int) -> None:
         assert term[0] == want_term and trunc[0] == want_trunc, where
         assert info["terminated"][0] == want_term, where
         assert info["lives"][0] == want_info["lives"], where
+        np.testing.assert_array_equal(info["ram"][0], ref.unwrapped.ale.getRAM(), err_msg=where)
         # A game over mid frame-skip ends the step early: round the frame count up.
         frames = want_info["episode_frame_number"] - reset_frames
         assert info["elapsed_step"][0] == elapsed == -(-frames // 4), where

@@ -23,6 +23,8 @@ namespace {
 // The console's 60 Hz (ALE emulates every ROM at the NTSC rate), so that render_fps plays a
 // game in real time; ale-py's metadata says 30 whatever the frame skip.
 constexpr double kAtariFrameRate = 60.0;
+// The 2600's RAM (a 6532 RIOT's 128 bytes), which ALE's ALERAM holds.
+constexpr int kRamBytes = 128;
 
 std::string RomError(const Config& config, const std::string& what) {
   return config.GetString("task_id") + ": " + what +
@@ -133,6 +135,8 @@ EnvSpec AtariEnv::MakeSpec(const Config& config) {
   spec.info.push_back(MakeArraySpec<std::int32_t>("lives", {}));
   spec.info.push_back(MakeArraySpec<float>("reward", {}));
   spec.info.push_back(MakeArraySpec<bool>("terminated", {}));
+  // The console's 128 bytes of RAM after the step, as EnvPool's info["ram"].
+  spec.info.push_back(MakeArraySpec<std::uint8_t>("ram", {kRamBytes}));
   spec.action = DiscreteActionSpec(static_cast<int>(num_actions));
   spec.render_shape = {screen[0], screen[1]};
   spec.render_fps = kAtariFrameRate / static_cast<double>(config.GetInt("frame_skip"));
@@ -254,6 +258,7 @@ void AtariEnv::WriteOutput(OutputRow& row, float info_reward) {
   *row.Info<std::int32_t>(0) = lives_;
   *row.Info<float>(1) = info_reward;
   *row.Info<bool>(2) = ale_->game_over();
+  std::memcpy(row.Info<std::uint8_t>(3), ale_->getRAM().array(), kRamBytes);
 }
 
 bool AtariEnv::Reset(OutputRow& row) {
