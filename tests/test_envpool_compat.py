@@ -178,3 +178,16 @@ def test_gym_wrapper_unwraps_to_the_pool() -> None:
     # gym 0.23's Wrapper.unwrapped asks the env for its own, as EnvPool 0.6-0.8's gym.Env had.
     pool = envpool_core.make("CartPole-v1", env_type="gym", num_envs=2)
     assert gym.Wrapper(gym.Wrapper(pool)).unwrapped is pool
+
+
+def test_reward_threshold_is_envpools() -> None:
+    # Gymnasium's registered thresholds, which are EnvPool's but for Hopper (EnvPool 6000).
+    upstream_ids = set(upstream.list_all_envs())
+    differ = {}
+    for task in envpool_core.list_all_envs():
+        ours = envpool_core.make_spec(task).reward_threshold
+        if task in upstream_ids and ours != upstream.make_spec(task).reward_threshold:
+            differ[task] = ours
+    assert differ == {"Hopper-v4": 3800.0, "Hopper-v5": 3800.0}
+    assert envpool_core.make("CartPole-v1", num_envs=1).spec.reward_threshold == 475.0
+    assert envpool_core.make_spec("Pong-v5").reward_threshold is None

@@ -94,6 +94,15 @@ class EnvSpec:
         return namedtuple("Config", sorted(config))(**{k: config[k] for k in sorted(config)})
 
     @property
+    def reward_threshold(self) -> float | None:
+        """The return at which the task counts as solved, as gymnasium registers it for the
+        same id (as EnvPool's spec has it); None where gymnasium registers none."""
+        try:
+            return gymnasium.spec(self.task_id).reward_threshold
+        except gymnasium.error.Error:  # an id gymnasium does not know: Atari's are "ALE/..."
+            return None
+
+    @property
     def observation_space(self) -> gymnasium.Space:
         """Single-env observation space: a Box, or a Dict of Boxes for several arrays."""
         if len(self.obs_specs) == 1:
