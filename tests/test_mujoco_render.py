@@ -175,6 +175,34 @@ def test_pixel_observations() -> None:
         ep.make("CartPole-v1", from_pixels=True)
 
 
+def test_envpools_render_options() -> None:
+    # EnvPool's make takes render_mode ("rgb_array" for frames) and render_env_id (the env
+    # render() draws by default), and its render() a camera_id; here they are accepted, and
+    # what cannot be honoured is refused, not ignored.
+    env = ep.make("Ant-v5", num_envs=3, render_mode="rgb_array", render_env_id=2,
+                  render_width=32, render_height=24)
+    assert env.render_mode == "rgb_array" and env.metadata["render_modes"] == ["rgb_array"]
+    env.reset()
+    np.testing.assert_array_equal(env.render(), env.render([2]))
+    assert not np.array_equal(env.render(), env.render([0]))
+    np.testing.assert_array_equal(env.render(camera_id=-1), env.render([2]))
+    with pytest.raises(ValueError, match="renders camera -1; the camera is set at creation"):
+        env.render(camera_id=0)
+    assert ep.make("Ant-v5").render_mode is None  # render() works without it, as before
+    with pytest.raises(ValueError, match="render_mode must be None or 'rgb_array'"):
+        ep.make("Ant-v5", render_mode="human")
+    with pytest.raises(ValueError, match=r"render_env_id must be an env id in \[0, 3\)"):
+        ep.make("Ant-v5", num_envs=3, render_env_id=3)
+    with pytest.raises(ValueError, match="CartPole-v1 has no render"):
+        ep.make("CartPole-v1", render_mode="rgb_array")
+    assert "render_modes" not in ep.make("CartPole-v1").metadata
+    atari = ep.make("Pong-v5", render_mode="rgb_array")
+    atari.reset()
+    assert atari.render().shape == (1, 210, 160, 3)
+    with pytest.raises(ValueError, match="Pong-v5 has one view"):
+        atari.render(camera_id=0)
+
+
 def test_bad_render_options() -> None:
     with pytest.raises(ValueError, match="render_camera_id 1 is out of range: the model has 1"):
         ep.make("Hopper-v5", render_camera_id=1)

@@ -93,7 +93,8 @@ class EnvPool:
     action_space = _Fixed("Single-env action space (EnvPool's convention).")
     single_observation_space = _Fixed("Single-env observation space.")
     single_action_space = _Fixed("Single-env action space.")
-    metadata = _Fixed("Vector-env metadata: next-step auto-reset; render_fps where render() works.")
+    metadata = _Fixed("Vector-env metadata: next-step auto-reset; render modes and fps where "
+                      "render() works.")
 
     def __init__(self, spec: EnvSpec, spaces: ModuleType | None = None) -> None:
         """Makes the pool of `spec`; its spaces are from `spaces` (gymnasium's by default)."""
@@ -120,9 +121,11 @@ class EnvPool:
         self.is_vector_env = True
         self.observation_space = self.single_observation_space = observation_space
         self.action_space = self.single_action_space = action_space
-        # gymnasium's keys; render_fps (real time, for video recorders) where render() works.
-        render_fps = {"render_fps": spec.render_fps} if spec.render_shape else {}
-        self.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, **render_fps}
+        # gymnasium's keys; where render() works, its mode and fps (real time, for recorders).
+        rendering = {"render_modes": ["rgb_array"], "render_fps": spec.render_fps}
+        self.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP,
+                         **(rendering if spec.render_shape else {})}
+        self.render_mode = spec.render_mode  # render() works without it too
 
     # -- EnvPool attributes -------------------------------------------------------
     @property
@@ -217,9 +220,17 @@ class EnvPool:
         """Resets the envs in `env_id` (all by default) and returns their first batch."""
         return self._received(self._pool.reset_recv(self._env_ids(env_id, None)), reset=True)
 
-    def render(self, env_ids: Any = None) -> np.ndarray:
-        """RGB frames (N x H x W x 3, uint8) of envs that are not in flight (env 0 by default)."""
-        ids = self._env_ids(0 if env_ids is None else env_ids, None)
+    def render(self, env_ids: Any = None, camera_id: int | None = None) -> np.ndarray:
+        """RGB frames (N x H x W x 3, uint8) of envs that are not in flight (by default
+        `render_env_id`, 0 unless given to make). The camera is the `render_camera_id` the pool
+        was made with; `camera_id`, as in EnvPool, may only repeat it."""
+        camera = self.config.get("render_camera_id")
+        if camera_id is not None and camera_id != camera:
+            if camera is None:
+                raise ValueError(f"{self.spec.task_id} has one view: no camera_id to choose")
+            raise ValueError(f"this pool renders camera {camera}; the camera is set at creation: "
+                             f"make(..., render_camera_id={camera_id})")
+        ids = self._env_ids(self.spec.render_env_id if env_ids is None else env_ids, None)
         return self._pool.render(ids)
 
     def close(self) -> None:

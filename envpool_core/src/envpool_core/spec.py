@@ -65,6 +65,9 @@ class EnvSpec:
             # As EnvPool: pixel observations are 84 x 84 unless a size is given.
             kwargs = {"render_width": 84, "render_height": 84, **kwargs}
         self._seed = kwargs.get("seed", 42)
+        # EnvPool's render options, kept by the pool rather than the envs.
+        self.render_mode: str | None = kwargs.pop("render_mode", None)
+        self.render_env_id: int = kwargs.pop("render_env_id", 0)
         self._core = _core.Spec.make(task_id, kwargs)
         self.task_id = task_id
         self.obs_specs: list[dict[str, Any]] = self._core.obs
@@ -73,12 +76,27 @@ class EnvSpec:
         self.render_shape: list[int] = self._core.render_shape
         # Agent steps per second of simulated time; 0.0 for a task without render().
         self.render_fps: float = self._core.render_fps
+        self._check_render_options()
         # Every output column (common, obs, info) as the engine lays them out.
         self.columns: list[dict[str, Any]] = self._core.columns
         # A dm TimeStep's observation, in EnvPool's order (elapsed_step added at the end).
         arrays = [s["name"] for s in [*self.obs_specs, *self.info_specs]]
         self.state_type = namedtuple("State", ["env_id", "players", *arrays, "elapsed_step"])
         self.players_type = namedtuple("Players", ["env_id"])
+
+    def _check_render_options(self) -> None:
+        if self.render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode must be None or 'rgb_array' (render() returns frames; "
+                             f"there are no windows), got {self.render_mode!r}")
+        if self.render_mode is not None and not self.render_shape:
+            raise ValueError(f"{self.task_id} has no render(), so no render_mode "
+                             "(Atari and MuJoCo tasks render)")
+        num_envs = self._core.config["num_envs"]
+        env_id = self.render_env_id
+        if isinstance(env_id, bool) or not isinstance(env_id, (int, np.integer)) \
+                or not 0 <= env_id < num_envs:
+            raise ValueError(f"render_env_id must be an env id in [0, {num_envs}), got {env_id!r}")
+        self.render_env_id = int(env_id)
 
     @property
     def config_dict(self) -> dict[str, Any]:
