@@ -191,3 +191,17 @@ def test_reward_threshold_is_envpools() -> None:
     assert differ == {"Hopper-v4": 3800.0, "Hopper-v5": 3800.0}
     assert envpool_core.make("CartPole-v1", num_envs=1).spec.reward_threshold == 475.0
     assert envpool_core.make_spec("Pong-v5").reward_threshold is None
+
+
+@pytest.mark.parametrize("env_type", ["gymnasium", "gym", "dm"])
+def test_seed_after_creation_warns_and_changes_nothing(env_type: str) -> None:
+    # EnvPool's seed() warns and returns: gym-style clients that call env.seed(s) run. Here it
+    # raised RuntimeError. The seeds stay those given to make, on both.
+    for envpool in (envpool_core, upstream):
+        fresh = envpool.make("CartPole-v1", env_type=env_type, num_envs=3, seed=5)
+        reseeded = envpool.make("CartPole-v1", env_type=env_type, num_envs=3, seed=5)
+        with pytest.warns(UserWarning, match="seed"):
+            assert reseeded.seed(123) is None
+        first = [tree.flatten(pool.reset()) for pool in (fresh, reseeded)]
+        for ours, theirs in zip(*first, strict=True):
+            np.testing.assert_array_equal(ours, theirs)

@@ -249,8 +249,10 @@ class EnvPool:
         return make_xla(self)
 
     def seed(self, seed: Any = None) -> None:
-        """Not supported: seeds are fixed at creation (`make(..., seed=...)`)."""
-        raise RuntimeError("seeds are set at creation: envpool_core.make(task_id, seed=...)")
+        """Does nothing but warn, as EnvPool's: seeds are fixed at creation (`make(..., seed=)`).
+        Old gym-style clients call `env.seed(s)` after creating the env; they run, unseeded."""
+        warnings.warn("seed() is ignored: seeds are set at creation, "
+                      "envpool_core.make(task_id, seed=...)", stacklevel=2)
 
     # -- output arrangement (pure: numpy arrays here, JAX arrays under xla()) -----
     def _split(self, arrays: tuple) -> tuple[Any, dict[str, Any]]:
