@@ -205,3 +205,14 @@ def test_seed_after_creation_warns_and_changes_nothing(env_type: str) -> None:
         first = [tree.flatten(pool.reset()) for pool in (fresh, reseeded)]
         for ours, theirs in zip(*first, strict=True):
             np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("task", ["CartPole-v1", "Pendulum-v1", "Hopper-v4", "Breakout-v5"])
+def test_spec_has_envpools_gymnasium_spaces(task: str) -> None:
+    # EnvPool's spec also names its spaces gymnasium_observation_space/_action_space, which
+    # clients (vector-env factories) read before making a pool: AttributeError here before.
+    ours, theirs = envpool_core.make_spec(task), upstream.make_spec(task)
+    assert ours.gymnasium_observation_space == ours.observation_space
+    assert ours.gymnasium_action_space == ours.action_space
+    assert ours.gymnasium_observation_space == theirs.gymnasium_observation_space
+    assert ours.gymnasium_action_space == theirs.gymnasium_action_space

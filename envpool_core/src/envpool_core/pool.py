@@ -104,7 +104,7 @@ class EnvPool:
         self._first_obs = len(_COLUMN)
         self._obs_names = [s["name"] for s in spec.obs_specs]
         self._info_names = [s["name"] for s in spec.info_specs]
-        action = spec.action_array_spec
+        action = spec.action_column
         self._action_dtype = np.dtype(action["dtype"])
         self._action_discrete = self._action_dtype.kind == "i" and bool(action["low"])
         self._action_low = action["low"][0] if action["low"] else None

@@ -72,7 +72,9 @@ class EnvSpec:
         self.task_id = task_id
         self.obs_specs: list[dict[str, Any]] = self._core.obs
         self.info_specs: list[dict[str, Any]] = self._core.info
-        self.action_array_spec: dict[str, Any] = self._core.action
+        # The engine's action column (name, dtype, shape, bounds); EnvPool's action_array_spec
+        # is an internal table of another form, which this spec does not imitate.
+        self.action_column: dict[str, Any] = self._core.action
         self.render_shape: list[int] = self._core.render_shape
         # Agent steps per second of simulated time; 0.0 for a task without render().
         self.render_fps: float = self._core.render_fps
@@ -130,11 +132,21 @@ class EnvSpec:
     @property
     def action_space(self) -> gymnasium.Space:
         """Single-env action space: Discrete for int32 actions, Box otherwise."""
-        discrete = _discrete_range(self.action_array_spec)
+        discrete = _discrete_range(self.action_column)
         if discrete is not None:
             low, high = discrete
             return gymnasium.spaces.Discrete(high - low + 1, start=low)
-        return _box(self.action_array_spec)
+        return _box(self.action_column)
+
+    @property
+    def gymnasium_observation_space(self) -> gymnasium.Space:
+        """`observation_space`, under the name EnvPool's spec also gives it."""
+        return self.observation_space
+
+    @property
+    def gymnasium_action_space(self) -> gymnasium.Space:
+        """`action_space`, under the name EnvPool's spec also gives it."""
+        return self.action_space
 
     def observation_spec(self) -> Any:
         """dm_env observation spec, with the structure of a dm TimeStep's observation (as
@@ -153,12 +165,12 @@ class EnvSpec:
 
     def action_spec(self) -> dm_env.specs.Array:
         """dm_env action spec, with the bounds of `action_space`."""
-        discrete = _discrete_range(self.action_array_spec)
+        discrete = _discrete_range(self.action_column)
         if discrete is not None and discrete[0] == 0:
             return dm_env.specs.DiscreteArray(
                 num_values=discrete[1] + 1, dtype=np.int32, name="action"
             )
-        return _dm_array(self.action_array_spec)
+        return _dm_array(self.action_column)
 
     def __repr__(self) -> str:
         return f"EnvSpec({self.task_id!r}, {self.config_dict})"

@@ -94,7 +94,7 @@ def make_xla(pool: EnvPool) -> tuple:
                              jax.dtypes.canonicalize_dtype(np.dtype(c["dtype"])))
         for c in pool.spec.columns
     ]
-    action_spec = pool.spec.action_array_spec
+    action_spec = pool.spec.action_column
     action_dtype = jax.dtypes.canonicalize_dtype(np.dtype(action_spec["dtype"]))
     action_shape = tuple(action_spec["shape"])
     all_env_ids = np.arange(pool.num_envs, dtype=np.int32)
