@@ -356,15 +356,19 @@ def test_rgb_and_custom_shapes() -> None:
 
 # Steps enough for at least one game over in each (the action sequence is fixed). Pooyan's
 # screen is 220 rows, Pacman's 250.
-@pytest.mark.parametrize("task,steps", [("Pong-v5", 1000), ("Breakout-v5", 1000),
-                                        ("SpaceInvaders-v5", 1000), ("MsPacman-v5", 1100),
-                                        ("Pooyan-v5", 700), ("Pacman-v5", 500)])
-def test_matches_gymnasium_atari_preprocessing(task: str, steps: int) -> None:
+# The last rows play game variants (mode, difficulty), which gymnasium's AtariEnv sets as ALE's.
+@pytest.mark.parametrize("task,steps,variant", [
+    ("Pong-v5", 1000, {}), ("Breakout-v5", 1000, {}), ("SpaceInvaders-v5", 1000, {}),
+    ("MsPacman-v5", 1100, {}), ("Pooyan-v5", 700, {}), ("Pacman-v5", 500, {}),
+    ("Breakout-v5", 1000, {"mode": 12, "difficulty": 1}),
+    ("SpaceInvaders-v5", 1000, {"mode": 5, "difficulty": 1}),
+])
+def test_matches_gymnasium_atari_preprocessing(task: str, steps: int, variant: dict) -> None:
     gray = task not in ("MsPacman-v5", "Pacman-v5")  # two games in RGB
     env = ep.make(task, num_envs=1, seed=0, noop_max=0, use_fire_reset=False,
-                  repeat_action_probability=0.0, gray_scale=gray)
+                  repeat_action_probability=0.0, gray_scale=gray, **variant)
     ref = gym.make(f"ALE/{task}", frameskip=1, repeat_action_probability=0.0,
-                   full_action_space=False, obs_type="grayscale" if gray else "rgb")
+                   full_action_space=False, obs_type="grayscale" if gray else "rgb", **variant)
     ref = gym.wrappers.AtariPreprocessing(ref, noop_max=0, frame_skip=4, screen_size=84,
                                           grayscale_obs=gray, terminal_on_life_loss=False)
     ref = gym.wrappers.FrameStackObservation(ref, 4)
@@ -417,6 +421,27 @@ def test_matches_gymnasium_atari_preprocessing(task: str, steps: int) -> None:
     assert episodes >= 1
     env.close()
     ref.close()
+
+
+def test_mode_and_difficulty() -> None:
+    # Each variant is a different game (its RAM at reset differs from the default's), and -1
+    # is the default, as in EnvPool's config.
+    def reset_ram(**variant: int) -> np.ndarray:
+        return ep.make("Breakout-v5", num_envs=1, seed=0, **variant).reset()[1]["ram"][0]
+
+    default = reset_ram()
+    np.testing.assert_array_equal(reset_ram(mode=-1, difficulty=-1), default)
+    np.testing.assert_array_equal(reset_ram(mode=0, difficulty=0), default)
+    assert (reset_ram(mode=12) != default).any() and (reset_ram(difficulty=1) != default).any()
+    config = ep.make_spec("Breakout-v5").config
+    assert (config.mode, config.difficulty) == (-1, -1)
+    with pytest.raises(ValueError, match=r"invalid value 3 for 'mode': Breakout-v5 has modes "
+                                         r"\[0, 4, 8, .*, 44\], or -1 for its default"):
+        ep.make_spec("Breakout-v5", mode=3)
+    with pytest.raises(ValueError, match=r"'difficulty': Pong-v5 has difficulties \[0, 1, 2, 3\]"):
+        ep.make("Pong-v5", difficulty=4)
+    with pytest.raises(ValueError, match="expected a value >= -1"):
+        ep.make_spec("Pong-v5", mode=-2)
 
 
 # -- EnvPool's semantics, against the replica ----------------------------------------------

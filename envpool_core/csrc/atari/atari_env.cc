@@ -57,6 +57,19 @@ void CheckObsSide(const Config& config, const char* option, int screen, const ch
   }
 }
 
+// mode and difficulty: -1 (the game's default) or one of the values the game has.
+void CheckVariant(const Config& config, const char* option, const char* plural,
+                  const std::vector<unsigned>& available) {
+  std::int64_t value = config.GetInt(option);
+  auto is_value = [value](unsigned v) { return static_cast<std::int64_t>(v) == value; };
+  if (value == -1 || std::any_of(available.begin(), available.end(), is_value)) return;
+  std::string allowed;
+  for (unsigned v : available) allowed += (allowed.empty() ? "" : ", ") + std::to_string(v);
+  throw std::invalid_argument("invalid value " + std::to_string(value) + " for '" + option +
+                              "': " + config.GetString("task_id") + " has " + plural + " [" +
+                              allowed + "], or -1 for its default");
+}
+
 }  // namespace
 
 std::vector<OptionDef> AtariOptions() {
@@ -93,6 +106,13 @@ std::vector<OptionDef> AtariOptions() {
                       "all 18 actions instead of the game's minimal action set"),
       OptionDef::Bool("use_inter_area_resize", true,
                       "area resize (as cv2.INTER_AREA); False: bilinear (cv2.INTER_LINEAR)"),
+      // The games' own variants (Machado et al. 2018); which exist depends on the game, so
+      // MakeSpec checks them.
+      OptionDef::Int("mode", -1, "the game mode, one of the game's (ALE's modes); -1: its default",
+                     -1),
+      OptionDef::Int("difficulty", -1,
+                     "the game difficulty, one of the game's (ALE's difficulties); -1: its default",
+                     -1),
   };
 }
 
@@ -119,6 +139,8 @@ EnvSpec AtariEnv::MakeSpec(const Config& config) {
     throw std::invalid_argument(RomError(config, "ROM file " + rom_path + " has MD5 " + md5 +
                                                      ", expected " + settings->md5()));
   }
+  CheckVariant(config, "mode", "modes", settings->getAvailableModes());
+  CheckVariant(config, "difficulty", "difficulties", settings->getAvailableDifficulties());
   std::size_t num_actions = config.GetBool("full_action_space")
                                 ? settings->getAllActions().size()
                                 : settings->getMinimalActionSet().size();
@@ -170,6 +192,14 @@ AtariEnv::AtariEnv(const EnvSpec& spec, std::uint64_t seed)
   // ALE wants a non-negative int; its RNG drives the sticky actions.
   ale_->setInt("random_seed", static_cast<int>(seed % 2147483648ULL));
   ale_->loadROM(spec.config.GetString("rom_path"));
+  // Applied by every reset_game from now on, as gymnasium's AtariEnv sets them; MakeSpec
+  // checked that the game has them.
+  if (std::int64_t mode = spec.config.GetInt("mode"); mode >= 0) {
+    ale_->setMode(static_cast<ale::game_mode_t>(mode));
+  }
+  if (std::int64_t difficulty = spec.config.GetInt("difficulty"); difficulty >= 0) {
+    ale_->setDifficulty(static_cast<ale::difficulty_t>(difficulty));
+  }
   // The buffers above are sized from MakeSpec's look at the console; a
   // screen of another size would overrun them.
   const ale::ALEScreen& screen = ale_->getScreen();
