@@ -198,7 +198,7 @@ def update_episode_stats(episode_return, reward, terminated, truncated, info):
     life) or truncated; elsewhere the rewards until terminated or truncated. The length is the
     engine's elapsed_step, which skips the reset steps (reward 0). CleanRL restarted the sums
     only at termination: an episode after a time limit inherited them."""
-    env_id, game_over = info["env_id"], info.get("terminated", terminated) | truncated
+    env_id, game_over = info["env_id"], info.get("terminated", terminated).astype(bool) | truncated
     episode_return[env_id] += info.get("reward", reward)
     ended = env_id[game_over]
     finished = (ended, episode_return[ended].copy(), info["elapsed_step"][game_over])

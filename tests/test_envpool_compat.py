@@ -119,9 +119,9 @@ def test_acme_style_client_runs_unchanged(task: str) -> None:
     assert specs[2].dtype == specs[3].dtype == np.float32 == timesteps[0].reward.dtype
     assert timesteps[-1].step_type.tolist().count(dm_env.StepType.LAST) >= 1
     # As EnvPool's: every spec bounded, the same shapes and dtypes for the fields both have
-    # (Atari's info["terminated"] is bool here, int32 there) and the same action spec.
+    # and the same action spec.
     ours, theirs = specs[0]._asdict(), upstream_specs[0]._asdict()
-    for name in (set(ours) & set(theirs)) - {"terminated"}:
+    for name in set(ours) & set(theirs):
         assert spec_structure(ours[name]) == spec_structure(theirs[name]), name
     assert [f for f in ours if f in theirs] == [f for f in theirs if f in ours]  # same order
     # make_spec's observation_spec() is the pool's, as EnvPool's (EnvPool's examples read

@@ -156,7 +156,8 @@ EnvSpec AtariEnv::MakeSpec(const Config& config) {
   spec.obs.push_back(MakeArraySpec<std::uint8_t>("obs", {stack * channels, h, w}, {0.0}, {255.0}));
   spec.info.push_back(MakeArraySpec<std::int32_t>("lives", {}));
   spec.info.push_back(MakeArraySpec<float>("reward", {}));
-  spec.info.push_back(MakeArraySpec<bool>("terminated", {}));
+  // int32 as EnvPool's: clients write 1 - info["terminated"], which numpy refuses on bool.
+  spec.info.push_back(MakeArraySpec<std::int32_t>("terminated", {}, {0.0}, {1.0}));
   // The console's 128 bytes of RAM after the step, as EnvPool's info["ram"].
   spec.info.push_back(MakeArraySpec<std::uint8_t>("ram", {kRamBytes}));
   spec.action = DiscreteActionSpec(static_cast<int>(num_actions));
@@ -287,7 +288,7 @@ void AtariEnv::WriteOutput(OutputRow& row, float info_reward) {
   if (oldest != 0) std::memcpy(obs + tail, frames_.data(), oldest * frame_size_);
   *row.Info<std::int32_t>(0) = lives_;
   *row.Info<float>(1) = info_reward;
-  *row.Info<bool>(2) = ale_->game_over();
+  *row.Info<std::int32_t>(2) = ale_->game_over() ? 1 : 0;
   std::memcpy(row.Info<std::uint8_t>(3), ale_->getRAM().array(), kRamBytes);
 }
 
