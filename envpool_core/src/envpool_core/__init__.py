@@ -12,7 +12,7 @@ from typing import Any
 
 from envpool_core.gym_api import installed_gym, uses_old_api
 from envpool_core.pool import (
-    DmEnvPool,
+    DMEnvPool,
     EnvPool,
     GymEnvPool,
     GymnasiumEnvPool,
@@ -22,7 +22,7 @@ from envpool_core.registry import list_all_envs
 from envpool_core.spec import EnvSpec
 
 __all__ = [
-    "DmEnvPool", "EnvPool", "EnvSpec", "GymEnvPool", "GymnasiumEnvPool", "LegacyGymEnvPool",
+    "DMEnvPool", "EnvPool", "EnvSpec", "GymEnvPool", "GymnasiumEnvPool", "LegacyGymEnvPool",
     "list_all_envs", "make",
     "make_dm", "make_gym", "make_gymnasium", "make_spec",
 ]
@@ -50,7 +50,7 @@ def make(task_id: str, env_type: str = "gymnasium", **kwargs: Any) -> EnvPool:
     # Accepted with every env_type, as EnvPool does; only gym's old API has a choice.
     reset_return_info = bool(kwargs.pop("gym_reset_return_info", False))
     if env_type != "gym":
-        return (DmEnvPool if env_type == "dm" else GymnasiumEnvPool)(make_spec(task_id, **kwargs))
+        return (DMEnvPool if env_type == "dm" else GymnasiumEnvPool)(make_spec(task_id, **kwargs))
     spec = make_spec(task_id, **kwargs)
     gym = installed_gym()
     if gym is None:

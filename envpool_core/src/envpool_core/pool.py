@@ -349,7 +349,7 @@ class LegacyGymEnvPool(EnvPool):
         return obs, arrays[_REWARD], arrays[_DONE], info
 
 
-class DmEnvPool(EnvPool, dm_env.Environment):
+class DMEnvPool(EnvPool, dm_env.Environment):
     """dm_env API: every call returns a `dm_env.TimeStep` whose observation holds obs and info.
 
     A `dm_env.Environment`, as EnvPool's dm pools, so dm_env clients (Acme's
