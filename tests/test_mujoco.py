@@ -34,6 +34,7 @@ import inspect
 from typing import Any
 from unittest import mock
 
+import envpool as upstream  # EnvPool's options for the same tasks (requirements.txt)
 import gymnasium
 import numpy as np
 import pytest
@@ -286,10 +287,15 @@ def test_spaces_and_defaults(task_id: str) -> None:
         else:
             assert name in ours, f"{task_id} lacks gymnasium's option {name!r}"
             assert ours[name] == param.default, f"{task_id} {name}: {ours[name]} != {param.default}"
-    # ... and every task option of ours is one of gymnasium's arguments.
-    for name in set(ours) - OURS_ONLY:
+    # ... and every task option of ours is one of gymnasium's arguments (of this version or, for
+    # a v4 task, v5's name for the same knob) or one of EnvPool's for this task
+    # (tests/test_envpool_mujoco_options.py checks those).
+    v5_env = make_gym(task_id.replace("-v4", "-v5")).unwrapped
+    gym_names = set(params) | set(inspect.signature(type(v5_env).__init__).parameters)
+    envpool_options = set(upstream.make_spec(task_id).config._fields)
+    for name in set(ours) - OURS_ONLY - envpool_options:
         gym_name = f"{name[:-4]}_range" if name.endswith(("_min", "_max")) else name
-        assert gym_name in params, f"{task_id}: option {name!r} is not gymnasium's"
+        assert gym_name in gym_names, f"{task_id}: {name!r} is neither gymnasium's nor EnvPool's"
     env.close()
     genv.close()
 
@@ -417,8 +423,8 @@ def test_xml_file_option(tmp_path: Any) -> None:
     broken.write_text("<mujoco><worldbody><body></mujoco>")
     with pytest.raises(ValueError, match="cannot load MuJoCo model"):
         ep.make("Ant-v5", xml_file=str(broken))
-    with pytest.raises(TypeError):
-        ep.make("Hopper-v4", xml_file="hopper.xml")  # gymnasium's Hopper-v4 has no xml_file
+    # gymnasium's Hopper-v4 has no xml_file; EnvPool's has, and so has ours.
+    assert ep.make("Hopper-v4", xml_file="hopper.xml").config["xml_file"] == "hopper.xml"
 
 
 def test_invalid_options() -> None:

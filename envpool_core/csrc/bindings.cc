@@ -38,10 +38,6 @@ using namespace envpool_core;
 
 namespace {
 
-struct UnknownOptionError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
-
 int NumpyType(DType dtype) {
   switch (dtype) {
     case DType::kBool:
@@ -126,17 +122,9 @@ struct PySpec {
 PySpec MakeSpec(const std::string& task_id, nb::dict kwargs) {
   std::map<std::string, ConfigValue> values;
   const TaskRegistry& reg = TaskRegistry::Global();
-  auto options = reg.Options(task_id);
   for (auto [k, v] : kwargs) {
     std::string key = nb::cast<std::string>(k);
-    bool known = false;
-    for (const auto& o : options) known |= o.name == key;
-    if (!known) {
-      std::string allowed;
-      for (const auto& o : options) allowed += (allowed.empty() ? "" : ", ") + o.name;
-      throw UnknownOptionError("unknown option '" + key + "' for " + task_id +
-                               "; allowed options: " + allowed);
-    }
+    reg.OptionName(task_id, key);  // an unknown keyword is a TypeError before its value is read
     values[key] = ToConfigValue(key, v);
   }
   return PySpec{task_id, reg.MakeSpec(task_id, values)};

@@ -1,7 +1,7 @@
 #include "core/task_registry.h"
 
 #include <algorithm>
-#include <set>
+#include <map>
 #include <stdexcept>
 #include <thread>
 
@@ -57,28 +57,46 @@ std::vector<OptionDef> TaskRegistry::Options(const std::string& id) const {
   return options;
 }
 
+std::string TaskRegistry::OptionName(const std::string& id, const std::string& key) const {
+  const TaskDef& task = Get(id);
+  auto alias = task.aliases.find(key);
+  if (alias != task.aliases.end()) return alias->second;
+  std::vector<OptionDef> options = Options(id);
+  for (const auto& d : options) {
+    if (d.name == key) return key;
+  }
+  std::string message = "unknown option '" + key + "' for " + id;
+  auto refused = task.refused.find(key);
+  if (refused != task.refused.end()) message += " (an EnvPool option: " + refused->second + ")";
+  std::string allowed;
+  for (const auto& d : options) allowed += (allowed.empty() ? "" : ", ") + d.name;
+  for (const auto& kv : task.aliases) allowed += ", " + kv.first + " (= " + kv.second + ")";
+  throw UnknownOptionError(message + "; allowed options: " + allowed);
+}
+
 EnvSpec TaskRegistry::MakeSpec(const std::string& id,
                                const std::map<std::string, ConfigValue>& kwargs) const {
   const TaskDef& task = Get(id);
   std::vector<OptionDef> options = Options(id);
 
-  std::set<std::string> known;
-  for (const auto& d : options) known.insert(d.name);
+  std::map<std::string, ConfigValue> given;  // by option name
+  std::map<std::string, std::string> given_as;  // the keyword that set it
   for (const auto& kv : kwargs) {
-    if (known.count(kv.first) == 0) {
-      std::string allowed;
-      for (const auto& d : options) allowed += (allowed.empty() ? "" : ", ") + d.name;
-      throw std::invalid_argument("unknown option '" + kv.first + "' for " + id +
-                                  "; allowed options: " + allowed);
+    std::string name = OptionName(id, kv.first);
+    if (!given_as.emplace(name, kv.first).second) {
+      throw std::invalid_argument("'" + given_as[name] + "' and '" + kv.first + "' both set " +
+                                  id + "'s option '" + name +
+                                  "' (one is EnvPool's name for it): give one");
     }
+    given[name] = kv.second;
   }
 
   Config config;
   config.Set("task_id", id);
   for (const auto& kv : task.fixed.values()) config.Set(kv.first, kv.second);
   for (const auto& d : options) {
-    auto it = kwargs.find(d.name);
-    config.Set(d.name, ValidateOption(d, it == kwargs.end() ? d.default_value : it->second));
+    auto it = given.find(d.name);
+    config.Set(d.name, ValidateOption(d, it == given.end() ? d.default_value : it->second));
   }
 
   std::int64_t num_envs = config.GetInt("num_envs");

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,23 @@ struct TaskDef {
   // Values fixed by the task id (e.g. the ROM name), visible in the config but
   // not settable by the user.
   Config fixed;
+  // EnvPool's names for some of the options (e.g. Reacher's `ctrl_cost_weight`
+  // for `reward_control_weight`): accepted, so that EnvPool's clients run
+  // unchanged, and stored in the config under the option's own name.
+  std::map<std::string, std::string> aliases;
+  // Options EnvPool has for this task and this task does not take, with what
+  // to do instead: the unknown-option error says it.
+  std::map<std::string, std::string> refused;
   std::function<EnvSpec(const Config&)> make_spec;
   // Creates env number `env_index`, seeded with `seed`.
   std::function<std::unique_ptr<Env>(const EnvSpec& spec, int env_index, std::uint64_t seed)>
       make_env;
+};
+
+// A keyword the task does not take (Python's TypeError for an unexpected
+// keyword argument); other option errors are std::invalid_argument.
+struct UnknownOptionError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
 };
 
 class TaskRegistry {
@@ -39,6 +53,11 @@ class TaskRegistry {
 
   // All options `id` accepts (common ones first), with the task's defaults.
   std::vector<OptionDef> Options(const std::string& id) const;
+
+  // The option `key` sets in `id`: `key` itself, or the option it is EnvPool's
+  // name for. Throws UnknownOptionError naming the allowed options (and, for an
+  // EnvPool option the task does not take, what to do instead).
+  std::string OptionName(const std::string& id, const std::string& key) const;
 
   // Validates user kwargs against the task's options, fills in defaults and
   // derived values (batch_size 0 -> num_envs, num_threads 0 -> cores, seed list)

@@ -143,10 +143,15 @@ std::vector<OptionDef> CommonOptions() {
 void RegisterAnt(TaskRegistry& registry, const std::string& asset_dir) {
   for (bool v5 : {false, true}) {
     MujocoTaskDef def = VersionedTaskDef("Ant", v5, 1000, "ant.xml", 5);
-    def.xml_option = true;  // Ant-v4 takes xml_file too
     def.options = CommonOptions();
+    // gymnasium's Ant-v4 has no forward_reward_weight; EnvPool's has (1: v4's reward).
+    def.options.insert(def.options.begin(), ForwardRewardWeightOption(1.0));
+    RefuseVersionSwitch(&def, "legacy_healthy_reward", "True", "False");
+    RefuseVersionSwitch(&def, "exclude_worldbody_contact_forces", "False", "True");
     if (v5) {
-      def.options.insert(def.options.begin(), ForwardRewardWeightOption(1.0));
+      def.refused["use_contact_force"] =
+          "Ant-v5's reward always has the contact cost (contact_cost_weight, 0 removes it); "
+          "include_cfrc_ext_in_observation puts the contact forces in the observation";
       def.options.push_back(OptionDef::Int("main_body", 1,
                                            "id of the body whose x/y displacement is the "
                                            "forward reward (1: torso)"));
@@ -158,6 +163,7 @@ void RegisterAnt(TaskRegistry& registry, const std::string& asset_dir) {
                          OptionDef::Bool("use_contact_forces", false,
                                          "add clipped contact forces to the observation and "
                                          "the contact cost to the reward"));
+      def.aliases["use_contact_force"] = "use_contact_forces";
     }
     def.make_spec = [v5](const Config& c, const mjModel& m, EnvSpec* spec) {
       MainBody(c, m, v5);

@@ -15,10 +15,11 @@ class ArmEnv : public MujocoEnv {
   // Sets the reward and reward infos from the current state.
   virtual void Rewards(const double* action, OutputRow& row) const = 0;
 
-  // qvel = U(-0.005, 0.005), then 0 for the last `num_target_joints` (the
-  // object/goal joints, which start at rest); then set_state with qpos_.
-  void SetInitStateWithTarget(int num_target_joints) {
-    DrawQvelNoise(0.005);
+  // qvel = U(-qvel_scale, qvel_scale) (gymnasium's 0.005), then 0 for the last
+  // `num_target_joints` (the object/goal joints, which start at rest); then
+  // set_state with qpos_.
+  void SetInitStateWithTarget(double qvel_scale, int num_target_joints) {
+    DrawQvelNoise(qvel_scale);
     for (int i = model_->nv - num_target_joints; i < model_->nv; ++i) qvel_[i] = 0.0;
     SetState(qpos_.data(), qvel_.data());
   }
@@ -37,5 +38,11 @@ class ArmEnv : public MujocoEnv {
     row.terminated = false;
   }
 };
+
+// gymnasium's reset noise of the arm's velocities, EnvPool's reset_qvel_scale.
+inline OptionDef ResetQvelScaleOption() {
+  return OptionDef::Float("reset_qvel_scale", 0.005,
+                          "the arm's velocities start at U(-scale, scale)", 0.0);
+}
 
 }  // namespace envpool_core::mujoco

@@ -23,9 +23,12 @@ class HumanoidEnv final : public LocomotionEnv {
       : LocomotionEnv(spec, seed, std::move(model), v5, /*num_excluded=*/2,
                       /*v4_post_constraint=*/true),
         health_(spec.config, v5),
-        contact_cost_weight_(v5 ? spec.config.GetFloat("contact_cost_weight") : 0.0),
-        contact_cost_min_(v5 ? spec.config.GetFloat("contact_cost_min") : 0.0),
-        contact_cost_max_(v5 ? spec.config.GetFloat("contact_cost_max") : 0.0),
+        // v4 has a contact cost only with EnvPool's use_contact_force (gymnasium's v3's).
+        contact_cost_(v5 || spec.config.GetBool("use_contact_force")),
+        contact_cost_weight_(spec.config.GetFloat("contact_cost_weight")),
+        contact_cost_min_(v5 ? spec.config.GetFloat("contact_cost_min")
+                             : -std::numeric_limits<double>::infinity()),
+        contact_cost_max_(spec.config.GetFloat("contact_cost_max")),
         healthy_z_min_(spec.config.GetFloat("healthy_z_min")),
         healthy_z_max_(spec.config.GetFloat("healthy_z_max")),
         obs_(spec.config, v5, exclude_positions_) {
@@ -55,10 +58,11 @@ class HumanoidEnv final : public LocomotionEnv {
     double forward_reward = ForwardReward(m.x_velocity);
     double healthy_reward = health_.Reward(healthy);
     row.terminated = health_.Terminated(healthy);
+    double contact_cost =
+        contact_cost_ ? Clip(contact_cost_weight_ * SquaredNorm(data_->cfrc_ext, 6 * model_->nbody),
+                             contact_cost_min_, contact_cost_max_)
+                      : 0.0;
     if (v5_) {
-      double contact_cost = Clip(contact_cost_weight_ * SquaredNorm(data_->cfrc_ext,
-                                                                    6 * model_->nbody),
-                                 contact_cost_min_, contact_cost_max_);
       row.reward =
           static_cast<float>((forward_reward + healthy_reward) - (ctrl_cost + contact_cost));
       // v5 reports the root joint's position, not the center of mass.
@@ -69,7 +73,8 @@ class HumanoidEnv final : public LocomotionEnv {
       SetInfo(row, kV5RewardContact, -contact_cost);
       WriteTendonInfos(row, kV5TendonInfos, *model_, *data_);
     } else {
-      row.reward = static_cast<float>((forward_reward + healthy_reward) - ctrl_cost);
+      row.reward =
+          static_cast<float>((forward_reward + healthy_reward) - (ctrl_cost + contact_cost));
       SetInfo(row, kV4RewardLinvel, forward_reward);
       SetInfo(row, kV4RewardQuadctrl, -ctrl_cost);
       SetInfo(row, kV4RewardAlive, healthy_reward);
@@ -89,6 +94,7 @@ class HumanoidEnv final : public LocomotionEnv {
   }
 
   Health health_;
+  bool contact_cost_;
   double contact_cost_weight_;
   double contact_cost_min_, contact_cost_max_;
   double healthy_z_min_, healthy_z_max_;
@@ -105,14 +111,27 @@ void RegisterHumanoid(TaskRegistry& registry, const std::string& asset_dir) {
         ForwardRewardWeightOption(1.25, "x velocity of the center of mass"),
         CtrlCostWeightOption(0.1),
     };
+    if (!v5) {
+      def.options.push_back(OptionDef::Bool(
+          "use_contact_force", false,
+          "EnvPool's: add the contact cost to the reward (gymnasium's v4 has none)"));
+    }
+    def.options.push_back(
+        OptionDef::Float("contact_cost_weight", 5e-7, "weight of the contact cost"));
     if (v5) {
-      def.options.push_back(
-          OptionDef::Float("contact_cost_weight", 5e-7, "weight of the contact cost"));
       def.options.push_back(OptionDef::Float("contact_cost_min",
                                              -std::numeric_limits<double>::infinity(),
                                              "the contact cost is clipped to >= this"));
-      def.options.push_back(
-          OptionDef::Float("contact_cost_max", 10.0, "the contact cost is clipped to <= this"));
+    }
+    def.options.push_back(
+        OptionDef::Float("contact_cost_max", 10.0, "the contact cost is clipped to <= this"));
+    RefuseVersionSwitch(&def, "legacy_healthy_reward", "True", "False");
+    RefuseVersionSwitch(&def, "exclude_worldbody_observations", "False", "True");
+    RefuseVersionSwitch(&def, "exclude_root_actuator_forces", "False", "True");
+    if (v5) {
+      def.refused["use_contact_force"] =
+          "Humanoid-v5's reward always has the contact cost (contact_cost_weight, 0 removes it); "
+          "include_cfrc_ext_in_observation puts the contact forces in the observation";
     }
     def.options.push_back(HealthyRewardOption(5.0));
     def.options.push_back(TerminateWhenUnhealthyOption());

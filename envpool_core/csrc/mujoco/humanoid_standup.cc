@@ -19,15 +19,14 @@ class HumanoidStandupEnv final : public MujocoEnv {
   HumanoidStandupEnv(const EnvSpec& spec, std::uint64_t seed,
                      std::shared_ptr<const mjModel> model, bool v5)
       : MujocoEnv(spec, seed, std::move(model), v5, /*v4_post_constraint=*/true),
-        uph_cost_weight_(v5 ? spec.config.GetFloat("uph_cost_weight") : 1.0),
-        ctrl_cost_weight_(v5 ? spec.config.GetFloat("ctrl_cost_weight") : 0.1),
-        impact_cost_weight_(v5 ? spec.config.GetFloat("impact_cost_weight") : 5e-7),
-        impact_cost_min_(v5 ? spec.config.GetFloat("impact_cost_min")
-                            : -std::numeric_limits<double>::infinity()),
-        impact_cost_max_(v5 ? spec.config.GetFloat("impact_cost_max") : 10.0),
-        reset_noise_scale_(v5 ? spec.config.GetFloat("reset_noise_scale") : 0.01),
-        obs_(spec.config, v5,
-             !v5 || spec.config.GetBool("exclude_current_positions_from_observation")) {}
+        uph_cost_weight_(spec.config.GetFloat("uph_cost_weight")),
+        ctrl_cost_weight_(spec.config.GetFloat("ctrl_cost_weight")),
+        impact_cost_weight_(spec.config.GetFloat("impact_cost_weight")),
+        impact_cost_min_(spec.config.GetFloat("impact_cost_min")),
+        impact_cost_max_(spec.config.GetFloat("impact_cost_max")),
+        healthy_reward_(spec.config.GetFloat("healthy_reward")),
+        reset_noise_scale_(spec.config.GetFloat("reset_noise_scale")),
+        obs_(spec.config, v5, spec.config.GetBool("exclude_current_positions_from_observation")) {}
 
  private:
   void ResetModel(OutputRow& row) override {
@@ -50,7 +49,7 @@ class HumanoidStandupEnv final : public MujocoEnv {
     double quad_ctrl_cost = ctrl_cost_weight_ * SquaredNorm(data_->ctrl, model_->nu);
     double quad_impact_cost = impact_cost_weight_ * SquaredNorm(data_->cfrc_ext, 6 * model_->nbody);
     quad_impact_cost = Clip(quad_impact_cost, impact_cost_min_, impact_cost_max_);
-    row.reward = static_cast<float>(uph_cost - quad_ctrl_cost - quad_impact_cost + 1);
+    row.reward = static_cast<float>(uph_cost - quad_ctrl_cost - quad_impact_cost + healthy_reward_);
     row.terminated = false;
     obs_.Write(*model_, *data_, row.Obs<double>());
     if (v5_) {
@@ -76,6 +75,7 @@ class HumanoidStandupEnv final : public MujocoEnv {
   double ctrl_cost_weight_;
   double impact_cost_weight_;
   double impact_cost_min_, impact_cost_max_;
+  double healthy_reward_;
   double reset_noise_scale_;
   HumanoidObs obs_;
 };
@@ -85,22 +85,29 @@ class HumanoidStandupEnv final : public MujocoEnv {
 void RegisterHumanoidStandup(TaskRegistry& registry, const std::string& asset_dir) {
   for (bool v5 : {false, true}) {
     MujocoTaskDef def = VersionedTaskDef("HumanoidStandup", v5, 1000, "humanoidstandup.xml", 5);
+    // gymnasium's v4 has no options: these are v5's, and EnvPool's for both
+    // (healthy_reward, the constant 1 of gymnasium's reward, is EnvPool's only).
+    def.options = {
+        OptionDef::Float("uph_cost_weight", 1.0, "weight of the upward reward (torso z / timestep)"),
+        CtrlCostWeightOption(0.1),
+        OptionDef::Float("impact_cost_weight", 5e-7, "weight of the impact (contact) cost"),
+        OptionDef::Float("impact_cost_min", -std::numeric_limits<double>::infinity(),
+                         "the impact cost is clipped to >= this"),
+        OptionDef::Float("impact_cost_max", 10.0, "the impact cost is clipped to <= this"),
+        HealthyRewardOption(1.0, "reward per step"),
+        ResetNoiseScaleOption(1e-2),
+        ExcludePositionsOption(2),
+    };
     if (v5) {
-      def.options = {
-          OptionDef::Float("uph_cost_weight", 1.0,
-                           "weight of the upward reward (torso z / timestep)"),
-          CtrlCostWeightOption(0.1),
-          OptionDef::Float("impact_cost_weight", 5e-7, "weight of the impact (contact) cost"),
-          OptionDef::Float("impact_cost_min", -std::numeric_limits<double>::infinity(),
-                           "the impact cost is clipped to >= this"),
-          OptionDef::Float("impact_cost_max", 10.0, "the impact cost is clipped to <= this"),
-          ResetNoiseScaleOption(1e-2),
-          ExcludePositionsOption(2),
-      };
       for (auto& o : HumanoidObsOptions()) def.options.push_back(std::move(o));
     }
+    def.aliases = {{"forward_reward_weight", "uph_cost_weight"},
+                   {"contact_cost_weight", "impact_cost_weight"},
+                   {"contact_cost_max", "impact_cost_max"}};
+    RefuseVersionSwitch(&def, "exclude_worldbody_observations", "False", "True");
+    RefuseVersionSwitch(&def, "exclude_root_actuator_forces", "False", "True");
     def.make_spec = [v5](const Config& c, const mjModel& m, EnvSpec* spec) {
-      HumanoidObs obs(c, v5, !v5 || c.GetBool("exclude_current_positions_from_observation"));
+      HumanoidObs obs(c, v5, c.GetBool("exclude_current_positions_from_observation"));
       spec->obs.push_back(ObsSpec(obs.Size(m)));
       if (v5) {
         AddScalarInfos(spec, {"x_position", "y_position", "z_distance_from_origin",

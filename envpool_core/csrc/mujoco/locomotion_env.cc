@@ -11,10 +11,7 @@ LocomotionEnv::LocomotionEnv(const EnvSpec& spec, std::uint64_t seed,
       reset_noise_scale_(spec.config.GetFloat("reset_noise_scale")),
       exclude_positions_(spec.config.GetBool("exclude_current_positions_from_observation")),
       obs_qpos_begin_(exclude_positions_ ? num_excluded : 0),
-      // Ant-v4 has no such option: its forward reward is the velocity itself.
-      forward_reward_weight_(spec.config.Has("forward_reward_weight")
-                                 ? spec.config.GetFloat("forward_reward_weight")
-                                 : 1.0),
+      forward_reward_weight_(spec.config.GetFloat("forward_reward_weight")),
       ctrl_cost_weight_(spec.config.GetFloat("ctrl_cost_weight")) {}
 
 LocomotionEnv::Motion LocomotionEnv::SimulateTracking(const double* action) {

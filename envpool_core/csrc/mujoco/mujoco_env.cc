@@ -92,9 +92,10 @@ void MujocoEnv::SetNoisyInitState(double scale, QvelNoise qvel_noise) {
   SetState(qpos_.data(), qvel_.data());
 }
 
-double* MujocoEnv::WriteStateObs(double* obs, int qpos_begin, double qvel_limit) const {
+double* MujocoEnv::WriteStateObs(double* obs, int qpos_begin, double qvel_min,
+                                 double qvel_max) const {
   for (int i = qpos_begin; i < model_->nq; ++i) *obs++ = data_->qpos[i];
-  for (int i = 0; i < model_->nv; ++i) *obs++ = Clip(data_->qvel[i], -qvel_limit, qvel_limit);
+  for (int i = 0; i < model_->nv; ++i) *obs++ = Clip(data_->qvel[i], qvel_min, qvel_max);
   return obs;
 }
 
@@ -165,10 +166,19 @@ MujocoTaskDef VersionedTaskDef(const std::string& family, bool v5, int max_episo
   def.id = family + (v5 ? "-v5" : "-v4");
   def.max_episode_steps = max_episode_steps;
   def.xml_file = std::move(xml_file);
-  def.xml_option = v5;
   def.frame_skip = frame_skip;
-  def.frame_skip_option = v5;
+  RefuseVersionSwitch(&def, "gymnasium_v5_render_camera", "False", "True");
+  def.refused["post_constraint"] =
+      "whether mj_rnePostConstraint runs after each step; here it runs whenever the task's "
+      "observation or reward reads what it computes, as gymnasium's do";
   return def;
+}
+
+void RefuseVersionSwitch(MujocoTaskDef* def, const std::string& option, const char* v4_value,
+                         const char* v5_value) {
+  std::string family = def->id.substr(0, def->id.rfind('-'));
+  def->refused[option] = "the task id chooses it here: " + family + "-v4 is " + option + "=" +
+                         v4_value + ", " + family + "-v5 is " + option + "=" + v5_value;
 }
 
 namespace {
@@ -229,17 +239,11 @@ void AddMujocoTask(TaskRegistry& registry, const std::string& asset_dir, MujocoT
   task.id = def.id;
   task.options.push_back(OptionDef::Int("max_episode_steps", def.max_episode_steps,
                                         "steps before truncation", 1));
-  if (def.xml_option) {
-    task.options.push_back(XmlFileOption(def.xml_file));
-  } else {
-    task.fixed.Set("xml_file", def.xml_file);
-  }
-  if (def.frame_skip_option) {
-    task.options.push_back(FrameSkipOption(def.frame_skip));
-  } else {
-    task.fixed.Set("frame_skip", std::int64_t{def.frame_skip});
-  }
+  task.options.push_back(XmlFileOption(def.xml_file));
+  task.options.push_back(FrameSkipOption(def.frame_skip));
   for (auto& o : def.options) task.options.push_back(std::move(o));
+  task.aliases = std::move(def.aliases);
+  task.refused = std::move(def.refused);
   task.options.push_back(OptionDef::Bool(
       "reset_state_in_info", false,
       "add info 'qpos0'/'qvel0': the qpos/qvel the current episode started from (after the "

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -77,9 +78,10 @@ class MujocoEnv : public Env {
   void DrawQvelNoise(double scale);  // U(-scale, scale)
 
   // The observation most tasks start with: qpos[qpos_begin:], then qvel
-  // clipped to [-qvel_limit, qvel_limit]. Returns the end of what it wrote.
+  // clipped to [qvel_min, qvel_max]. Returns the end of what it wrote.
   double* WriteStateObs(double* obs, int qpos_begin,
-                        double qvel_limit = std::numeric_limits<double>::infinity()) const;
+                        double qvel_min = -std::numeric_limits<double>::infinity(),
+                        double qvel_max = std::numeric_limits<double>::infinity()) const;
 
   static void SetInfo(OutputRow& row, int index, double value) {
     *row.Info<double>(index) = value;
@@ -163,21 +165,29 @@ using MakeEnvFn = std::function<std::unique_ptr<Env>(const EnvSpec&, std::uint64
 struct MujocoTaskDef {
   std::string id;
   int max_episode_steps;
-  std::string xml_file;     // default model file in gymnasium's assets dir
-  bool xml_option;          // `xml_file` is a user option (v5, Ant-v4) or fixed
+  // The defaults of the xml_file and frame_skip options. gymnasium's v4
+  // constructors (but Ant's) take neither; EnvPool's -v4 tasks take both.
+  std::string xml_file;     // a model file in gymnasium's assets dir
   int frame_skip;
-  bool frame_skip_option;   // `frame_skip` is a user option (v5) or fixed
   std::vector<OptionDef> options;
+  // EnvPool's names for options, and EnvPool's options this task refuses (see TaskDef).
+  std::map<std::string, std::string> aliases;
+  std::map<std::string, std::string> refused;
   // Fills obs and info (the action spec and reset-state infos are added after).
   std::function<void(const Config&, const mjModel&, EnvSpec*)> make_spec;
   MakeEnvFn make_env;
 };
 
-// The definition of `family`-v4 or -v5 with gymnasium's per-version rule:
-// v5's constructor takes xml_file and frame_skip, so they are user options;
-// v4 fixes them. The task fills in the rest.
+// The definition of `family`-v4 or -v5, with the EnvPool options every task
+// refuses (post_constraint, gymnasium_v5_render_camera). The task fills in the rest.
 MujocoTaskDef VersionedTaskDef(const std::string& family, bool v5, int max_episode_steps,
                                std::string xml_file, int frame_skip);
+
+// Refuses EnvPool's `option`, one of the switches with which EnvPool builds a
+// -v5 task out of its -v4 code: here the task id chooses, and the error says
+// which id has which value (`v4_value`, `v5_value`).
+void RefuseVersionSwitch(MujocoTaskDef* def, const std::string& option, const char* v4_value,
+                         const char* v5_value);
 
 // make_env for an env class constructed as `Task(spec, seed, model, v5)`.
 template <typename Task>

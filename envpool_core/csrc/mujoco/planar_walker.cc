@@ -10,9 +10,6 @@ enum V5Info { kXPosition, kZDistance, kXVelocity, kRewardForward, kRewardCtrl, k
               kV5NumInfo };
 constexpr int kV4NumInfo = 2;  // x_position, x_velocity
 
-// gymnasium clips the observed velocities of both walkers to [-10, 10].
-constexpr double kQvelLimit = 10.0;
-
 }  // namespace
 
 PlanarWalkerEnv::PlanarWalkerEnv(const EnvSpec& spec, std::uint64_t seed,
@@ -22,7 +19,9 @@ PlanarWalkerEnv::PlanarWalkerEnv(const EnvSpec& spec, std::uint64_t seed,
       healthy_z_min_(spec.config.GetFloat("healthy_z_min")),
       healthy_z_max_(spec.config.GetFloat("healthy_z_max")),
       healthy_angle_min_(spec.config.GetFloat("healthy_angle_min")),
-      healthy_angle_max_(spec.config.GetFloat("healthy_angle_max")) {}
+      healthy_angle_max_(spec.config.GetFloat("healthy_angle_max")),
+      velocity_min_(spec.config.GetFloat("velocity_min")),
+      velocity_max_(spec.config.GetFloat("velocity_max")) {}
 
 bool PlanarWalkerEnv::IsHealthy() const {
   double z = data_->qpos[1], angle = data_->qpos[2];
@@ -63,7 +62,7 @@ void PlanarWalkerEnv::StepModel(const double* action, OutputRow& row) {
 }
 
 void PlanarWalkerEnv::WriteObs(OutputRow& row) const {
-  WriteStateObs(row.Obs<double>(), obs_qpos_begin_, kQvelLimit);
+  WriteStateObs(row.Obs<double>(), obs_qpos_begin_, velocity_min_, velocity_max_);
 }
 
 std::vector<OptionDef> TorsoRangeOptions(double z_min, double z_max, double angle_min,
@@ -84,6 +83,13 @@ MujocoTaskDef PlanarWalkerTaskDef(const std::string& family, bool v5, std::strin
   for (auto& o : health_options) def.options.push_back(std::move(o));
   def.options.push_back(ResetNoiseScaleOption(5e-3));
   def.options.push_back(ExcludePositionsOption(1));
+  // gymnasium clips the observed velocities of both walkers to [-10, 10]; EnvPool's
+  // options (and names) for that range.
+  def.options.push_back(OptionDef::Float("velocity_min", -10.0,
+                                         "the observed velocities (qvel) are clipped to >= this"));
+  def.options.push_back(OptionDef::Float("velocity_max", 10.0,
+                                         "the observed velocities (qvel) are clipped to <= this"));
+  RefuseVersionSwitch(&def, "legacy_healthy_reward", "True", "False");
   def.make_spec = [v5](const Config& c, const mjModel& m, EnvSpec* spec) {
     spec->obs.push_back(ObsSpec(LocomotionObsSize(c, m, 1)));
     if (v5) {

@@ -30,6 +30,7 @@ class PlanarWalkerEnv : public LocomotionEnv {
   Health health_;
   double healthy_z_min_, healthy_z_max_;
   double healthy_angle_min_, healthy_angle_max_;
+  double velocity_min_, velocity_max_;  // clip of the observed qvel
 };
 
 // healthy_z_min/max and healthy_angle_min/max with their defaults.

@@ -4,7 +4,10 @@
 // differently there, gymnasium issue #950); here it runs gymnasium's v4 code
 // (reward from the state before the step, unweighted reward_ctrl in info) on
 // pusher.xml with the installed MuJoCo.
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "mujoco/arm_env.h"
 
@@ -14,13 +17,39 @@ namespace {
 
 enum Info { kRewardDist, kRewardCtrl, kRewardNear };
 
+// Where the cylinder (the object) starts: uniform in the box, redrawn until it
+// is farther than dist_min from the origin.
+struct CylinderStart {
+  double x_min, x_max, y_min, y_max, dist_min;
+};
+
+CylinderStart CylinderRange(const Config& c) {
+  CylinderStart r{c.GetFloat("cylinder_x_min"), c.GetFloat("cylinder_x_max"),
+                  c.GetFloat("cylinder_y_min"), c.GetFloat("cylinder_y_max"),
+                  c.GetFloat("cylinder_dist_min")};
+  if (!(r.x_min <= r.x_max && r.y_min <= r.y_max)) {
+    throw std::invalid_argument("Pusher's cylinder_x_min/_max and cylinder_y_min/_max must be "
+                                "ordered ranges (min <= max)");
+  }
+  // Some point of the box must lie beyond dist_min, or the draw never ends.
+  double far_x = std::max(std::abs(r.x_min), std::abs(r.x_max));
+  double far_y = std::max(std::abs(r.y_min), std::abs(r.y_max));
+  if (!(std::sqrt(far_x * far_x + far_y * far_y) > r.dist_min)) {
+    throw std::invalid_argument("Pusher's cylinder_dist_min (" + std::to_string(r.dist_min) +
+                                ") leaves no point of the cylinder_x/y box to start from");
+  }
+  return r;
+}
+
 class PusherEnv final : public ArmEnv {
  public:
   PusherEnv(const EnvSpec& spec, std::uint64_t seed, std::shared_ptr<const mjModel> model, bool v5)
       : ArmEnv(spec, seed, std::move(model), v5),
-        reward_near_weight_(v5 ? spec.config.GetFloat("reward_near_weight") : 0.5),
-        reward_dist_weight_(v5 ? spec.config.GetFloat("reward_dist_weight") : 1.0),
-        reward_control_weight_(v5 ? spec.config.GetFloat("reward_control_weight") : 0.1),
+        reward_near_weight_(spec.config.GetFloat("reward_near_weight")),
+        reward_dist_weight_(spec.config.GetFloat("reward_dist_weight")),
+        reward_control_weight_(spec.config.GetFloat("reward_control_weight")),
+        reset_qvel_scale_(spec.config.GetFloat("reset_qvel_scale")),
+        cylinder_(CylinderRange(spec.config)),
         tips_arm_(BodyId(*model_, "tips_arm", "Pusher")),
         object_(BodyId(*model_, "object", "Pusher")),
         goal_(BodyId(*model_, "goal", "Pusher")) {}
@@ -31,14 +60,14 @@ class PusherEnv final : public ArmEnv {
     mju_copy(qpos_.data(), model_->qpos0, nq);
     double cx, cy;
     do {
-      cx = Uniform(-0.3, 0.0);
-      cy = Uniform(-0.2, 0.2);
-    } while (!(Norm2(cx, cy) > 0.17));
+      cx = Uniform(cylinder_.x_min, cylinder_.x_max);
+      cy = Uniform(cylinder_.y_min, cylinder_.y_max);
+    } while (!(Norm2(cx, cy) > cylinder_.dist_min));
     qpos_[nq - 4] = cx;
     qpos_[nq - 3] = cy;
     qpos_[nq - 2] = 0.0;  // goal
     qpos_[nq - 1] = 0.0;
-    SetInitStateWithTarget(4);
+    SetInitStateWithTarget(reset_qvel_scale_, 4);
     WriteObs(row);
     ZeroInfos(row, v5_ ? 3 : 2);
   }
@@ -60,8 +89,8 @@ class PusherEnv final : public ArmEnv {
       ctrl *= reward_control_weight_;
       row.reward = static_cast<float>(dist + ctrl + near);
       SetInfo(row, kRewardNear, near);
-    } else {
-      row.reward = static_cast<float>(dist + reward_control_weight_ * ctrl +
+    } else {  // v4 reports the unweighted terms
+      row.reward = static_cast<float>(reward_dist_weight_ * dist + reward_control_weight_ * ctrl +
                                       reward_near_weight_ * near);
     }
     SetInfo(row, kRewardDist, dist);
@@ -80,6 +109,8 @@ class PusherEnv final : public ArmEnv {
   double reward_near_weight_;
   double reward_dist_weight_;
   double reward_control_weight_;
+  double reset_qvel_scale_;
+  CylinderStart cylinder_;
   int tips_arm_, object_, goal_;
 };
 
@@ -88,16 +119,29 @@ class PusherEnv final : public ArmEnv {
 void RegisterPusher(TaskRegistry& registry, const std::string& asset_dir) {
   for (bool v5 : {false, true}) {
     MujocoTaskDef def = VersionedTaskDef("Pusher", v5, 100, v5 ? "pusher_v5.xml" : "pusher.xml", 5);
-    if (v5) {
-      def.options = {
-          OptionDef::Float("reward_near_weight", 0.5,
-                           "weight of the fingertip-to-object distance penalty"),
-          OptionDef::Float("reward_dist_weight", 1.0,
-                           "weight of the object-to-goal distance penalty"),
-          OptionDef::Float("reward_control_weight", 0.1, "weight of the control cost"),
-      };
-    }
-    def.make_spec = [v5](const Config&, const mjModel& m, EnvSpec* spec) {
+    // gymnasium's v4 has no options: the weights are v5's; EnvPool has them (under
+    // other names) and the reset ranges for both versions.
+    def.options = {
+        OptionDef::Float("reward_near_weight", 0.5,
+                         "weight of the fingertip-to-object distance penalty"),
+        OptionDef::Float("reward_dist_weight", 1.0,
+                         "weight of the object-to-goal distance penalty"),
+        OptionDef::Float("reward_control_weight", 0.1, "weight of the control cost"),
+        ResetQvelScaleOption(),
+        OptionDef::Float("cylinder_x_min", -0.3, "the object's start x is U(x_min, x_max)"),
+        OptionDef::Float("cylinder_x_max", 0.0, "the object's start x is U(x_min, x_max)"),
+        OptionDef::Float("cylinder_y_min", -0.2, "the object's start y is U(y_min, y_max)"),
+        OptionDef::Float("cylinder_y_max", 0.2, "the object's start y is U(y_min, y_max)"),
+        OptionDef::Float("cylinder_dist_min", 0.17,
+                         "the object's start is redrawn until farther than this from the origin"),
+    };
+    def.aliases = {{"near_cost_weight", "reward_near_weight"},
+                   {"dist_cost_weight", "reward_dist_weight"},
+                   {"ctrl_cost_weight", "reward_control_weight"}};
+    RefuseVersionSwitch(&def, "reward_after_step", "False", "True");
+    RefuseVersionSwitch(&def, "weighted_reward_info", "False", "True");
+    def.make_spec = [v5](const Config& c, const mjModel& m, EnvSpec* spec) {
+      CylinderRange(c);
       for (const char* body : {"tips_arm", "object", "goal"}) BodyId(m, body, "Pusher");
       if (m.nq < 7 + 4 || m.nv < 7 + 4) {
         throw std::invalid_argument("Pusher needs 7 arm joints and 4 object/goal joints");
