@@ -149,9 +149,7 @@ void RegisterAnt(TaskRegistry& registry, const std::string& asset_dir) {
     RefuseVersionSwitch(&def, "legacy_healthy_reward", "True", "False");
     RefuseVersionSwitch(&def, "exclude_worldbody_contact_forces", "False", "True");
     if (v5) {
-      def.refused["use_contact_force"] =
-          "Ant-v5's reward always has the contact cost (contact_cost_weight, 0 removes it); "
-          "include_cfrc_ext_in_observation puts the contact forces in the observation";
+      RefuseV5UseContactForce(&def);
       def.options.push_back(OptionDef::Int("main_body", 1,
                                            "id of the body whose x/y displacement is the "
                                            "forward reward (1: torso)"));

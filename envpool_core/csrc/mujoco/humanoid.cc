@@ -128,11 +128,7 @@ void RegisterHumanoid(TaskRegistry& registry, const std::string& asset_dir) {
     RefuseVersionSwitch(&def, "legacy_healthy_reward", "True", "False");
     RefuseVersionSwitch(&def, "exclude_worldbody_observations", "False", "True");
     RefuseVersionSwitch(&def, "exclude_root_actuator_forces", "False", "True");
-    if (v5) {
-      def.refused["use_contact_force"] =
-          "Humanoid-v5's reward always has the contact cost (contact_cost_weight, 0 removes it); "
-          "include_cfrc_ext_in_observation puts the contact forces in the observation";
-    }
+    if (v5) RefuseV5UseContactForce(&def);
     def.options.push_back(HealthyRewardOption(5.0));
     def.options.push_back(TerminateWhenUnhealthyOption());
     for (auto& o : StrictHealthyZOptions(1.0, 2.0)) def.options.push_back(std::move(o));

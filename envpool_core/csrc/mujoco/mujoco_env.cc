@@ -174,6 +174,12 @@ MujocoTaskDef VersionedTaskDef(const std::string& family, bool v5, int max_episo
   return def;
 }
 
+void RefuseV5UseContactForce(MujocoTaskDef* def) {
+  def->refused["use_contact_force"] =
+      def->id + "'s reward always has the contact cost (contact_cost_weight, 0 removes it); "
+      "include_cfrc_ext_in_observation puts the contact forces in the observation";
+}
+
 void RefuseVersionSwitch(MujocoTaskDef* def, const std::string& option, const char* v4_value,
                          const char* v5_value) {
   std::string family = def->id.substr(0, def->id.rfind('-'));

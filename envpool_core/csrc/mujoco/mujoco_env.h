@@ -189,6 +189,10 @@ MujocoTaskDef VersionedTaskDef(const std::string& family, bool v5, int max_episo
 void RefuseVersionSwitch(MujocoTaskDef* def, const std::string& option, const char* v4_value,
                          const char* v5_value);
 
+// Refuses EnvPool's use_contact_force on Ant-v5 / Humanoid-v5, where gymnasium's
+// options say it in two parts.
+void RefuseV5UseContactForce(MujocoTaskDef* def);
+
 // make_env for an env class constructed as `Task(spec, seed, model, v5)`.
 template <typename Task>
 MakeEnvFn EnvFactory(bool v5) {
