@@ -193,6 +193,23 @@ def test_reward_threshold_is_envpools() -> None:
     assert envpool_core.make_spec("Pong-v5").reward_threshold is None
 
 
+def test_reward_threshold_option_is_envpools() -> None:
+    # EnvPool's make_spec/make take reward_threshold on the tasks that have one, and show it in
+    # the config; Atari's have none, and there it is an unknown option on both.
+    for task in ("CartPole-v1", "Hopper-v4"):
+        for envpool in (envpool_core, upstream):
+            spec = envpool.make_spec(task, reward_threshold=123.0)
+            assert spec.reward_threshold == spec.config.reward_threshold == 123.0, envpool
+        assert envpool_core.make(task, reward_threshold=7).spec.reward_threshold == 7.0
+        assert envpool_core.make_spec(task).config.reward_threshold == \
+            envpool_core.make_spec(task).reward_threshold
+    for envpool in (envpool_core, upstream):
+        with pytest.raises(TypeError):
+            envpool.make_spec("Pong-v5", reward_threshold=1.0)
+    with pytest.raises(TypeError, match="reward_threshold must be a number"):
+        envpool_core.make_spec("CartPole-v1", reward_threshold="high")
+
+
 @pytest.mark.parametrize("env_type", ["gymnasium", "gym", "dm"])
 def test_seed_after_creation_warns_and_changes_nothing(env_type: str) -> None:
     # EnvPool's seed() warns and returns: gym-style clients that call env.seed(s) run. Here it

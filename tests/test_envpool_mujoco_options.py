@@ -26,7 +26,8 @@ import envpool_core as ep
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*is out of date")
 
-# EnvPool's pool-level and internal settings (tests/test_envpool_compat.py covers the pool).
+# EnvPool's pool-level and internal settings, and reward_threshold (its Hopper's differs from
+# gymnasium's): tests/test_envpool_compat.py covers these.
 POOL_KEYS = {"num_envs", "batch_size", "num_threads", "thread_affinity_offset", "seed",
              "max_num_players", "base_path", "env_seed", "gym_reset_return_info", "frame_stack",
              "max_episode_steps", "reward_threshold"}

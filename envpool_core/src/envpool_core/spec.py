@@ -41,6 +41,19 @@ def _has_option(task_id: str, name: str) -> bool:
     return any(o["name"] == name for o in _core.task_options(task_id))
 
 
+def _registered_reward_threshold(task_id: str) -> float | None:
+    try:
+        return gymnasium.spec(task_id).reward_threshold
+    except gymnasium.error.Error:  # an id gymnasium does not know: Atari's are "ALE/..."
+        return None
+
+
+def _number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    return float(value)
+
+
 def _dm_array(spec: dict[str, Any], name: str | None = None) -> dm_env.specs.BoundedArray:
     # Always bounded, as EnvPool's specs: an array without bounds of its own gets its dtype's
     # (client code may read `.minimum` of any field).
@@ -68,6 +81,11 @@ class EnvSpec:
         # EnvPool's render options, kept by the pool rather than the envs.
         self.render_mode: str | None = kwargs.pop("render_mode", None)
         self.render_env_id: int = kwargs.pop("render_env_id", 0)
+        self._reward_threshold = _registered_reward_threshold(task_id)
+        if self._reward_threshold is not None and "reward_threshold" in kwargs:
+            # EnvPool's option, on the tasks that have a threshold (Atari's have none: there it
+            # is an unknown option, as on EnvPool).
+            self._reward_threshold = _number("reward_threshold", kwargs.pop("reward_threshold"))
         self._core = _core.Spec.make(task_id, kwargs)
         self.task_id = task_id
         self.obs_specs: list[dict[str, Any]] = self._core.obs
@@ -105,6 +123,8 @@ class EnvSpec:
         """The resolved options as a dict (what `env.config` returns)."""
         config = self._core.config
         config["seed"] = self._seed  # as given: an int or a per-env sequence
+        if self._reward_threshold is not None:  # in the config too, as EnvPool's
+            config["reward_threshold"] = self._reward_threshold
         return config
 
     @property
@@ -115,12 +135,10 @@ class EnvSpec:
 
     @property
     def reward_threshold(self) -> float | None:
-        """The return at which the task counts as solved, as gymnasium registers it for the
-        same id (as EnvPool's spec has it); None where gymnasium registers none."""
-        try:
-            return gymnasium.spec(self.task_id).reward_threshold
-        except gymnasium.error.Error:  # an id gymnasium does not know: Atari's are "ALE/..."
-            return None
+        """The return at which the task counts as solved: the `reward_threshold` option, by
+        default gymnasium's for the same id (as EnvPool's spec has it); None where gymnasium
+        registers none."""
+        return self._reward_threshold
 
     @property
     def observation_space(self) -> gymnasium.Space:
