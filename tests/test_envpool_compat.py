@@ -193,6 +193,31 @@ def test_reward_threshold_is_envpools() -> None:
     assert envpool_core.make_spec("Pong-v5").reward_threshold is None
 
 
+# EnvPool's pool-level and internal settings, and reward_threshold (the test below).
+POOL_KEYS = {"num_envs", "batch_size", "num_threads", "thread_affinity_offset", "seed",
+             "max_num_players", "base_path", "env_seed", "gym_reset_return_info",
+             "max_episode_steps", "reward_threshold"}
+
+
+@pytest.mark.parametrize("task", ["CartPole-v0", "CartPole-v1", "Pendulum-v1", "MountainCar-v0",
+                                  "MountainCarContinuous-v0", "Acrobot-v1", "Pong-v5",
+                                  "Breakout-v5", "MontezumaRevenge-v5"])
+def test_every_envpool_option_is_taken_or_refused_with_a_reason(task: str) -> None:
+    # MuJoCo's: tests/test_envpool_mujoco_options.py. An option EnvPool has is taken with
+    # EnvPool's default as ours, or refused with what to do instead (Pendulum's version,
+    # Atari's task: the ROM, which the task id fixes).
+    theirs = upstream.make_spec(task).config._asdict()
+    ours = envpool_core.make_spec(task).config._asdict()
+    for name in sorted(set(theirs) - POOL_KEYS):
+        try:
+            config = envpool_core.make_spec(task, **{name: theirs[name]}).config._asdict()
+        except TypeError as e:
+            reasons = ("(an EnvPool option: ", "(fixed by the task id: ")
+            assert any(r in str(e) for r in reasons), f"{task} {name}: no reason given: {e}"
+            continue
+        assert config == ours, f"{task} {name}={theirs[name]!r} is not our default"
+
+
 def test_reward_threshold_option_is_envpools() -> None:
     # EnvPool's make_spec/make take reward_threshold on the tasks that have one, and show it in
     # the config; Atari's have none, and there it is an unknown option on both.

@@ -75,7 +75,9 @@ void PendulumEnv::WriteObs(OutputRow& row) const {
 void RegisterPendulum(TaskRegistry& registry) {
   AddClassicTask<PendulumEnv>(
       registry, "Pendulum-v1", 200,
-      {OptionDef::Float("g", 10.0, "acceleration of gravity (m/s^2), as gymnasium's `g`")});
+      {OptionDef::Float("g", 10.0, "acceleration of gravity (m/s^2), as gymnasium's `g`")},
+      {{"version", "Pendulum-v1 is EnvPool's version=1; version=0, gym's Pendulum-v0 "
+                   "dynamics, is not a task here (gymnasium has no v0 to check it against)"}});
 }
 
 }  // namespace envpool_core::classic

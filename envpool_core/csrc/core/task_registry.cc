@@ -68,6 +68,10 @@ std::string TaskRegistry::OptionName(const std::string& id, const std::string& k
   std::string message = "unknown option '" + key + "' for " + id;
   auto refused = task.refused.find(key);
   if (refused != task.refused.end()) message += " (an EnvPool option: " + refused->second + ")";
+  if (task.fixed.Has(key)) {  // e.g. Atari's `task`, the ROM: EnvPool would take another
+    message += " (fixed by the task id: the config shows " + id + "'s value; another value is "
+               "another task id)";
+  }
   std::string allowed;
   for (const auto& d : options) allowed += (allowed.empty() ? "" : ", ") + d.name;
   for (const auto& kv : task.aliases) allowed += ", " + kv.first + " (= " + kv.second + ")";
