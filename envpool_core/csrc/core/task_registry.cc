@@ -33,6 +33,16 @@ void TaskRegistry::Add(TaskDef task) {
   if (!has_limit || !task.make_spec || !task.make_env) {
     throw std::logic_error("task " + task.id + " lacks max_episode_steps, make_spec or make_env");
   }
+  auto is_option = [&task](const std::string& name) {
+    return std::any_of(task.options.begin(), task.options.end(),
+                       [&name](const OptionDef& d) { return d.name == name; });
+  };
+  for (const auto& [alias, name] : task.aliases) {
+    if (is_option(alias) || !is_option(name)) {
+      throw std::logic_error("task " + task.id + ": alias " + alias + " of " + name +
+                             " is an option itself, or names none");
+    }
+  }
   std::string id = task.id;
   tasks_.emplace(std::move(id), std::move(task));
 }
