@@ -193,6 +193,37 @@ def test_reward_threshold_is_envpools() -> None:
     assert envpool_core.make_spec("Pong-v5").reward_threshold is None
 
 
+@pytest.mark.parametrize(("task", "options", "steps"), [
+    ("Breakout-v5", {}, 700),
+    ("Pong-v5", {"seed": 7}, 1100),  # a game lasts about 950 steps
+    ("SpaceInvaders-v5", {"episodic_life": True, "reward_clip": True, "seed": 3}, 700),
+])
+def test_atari_plays_envpools_games(task: str, options: dict, steps: int) -> None:
+    # The same seed and actions give EnvPool's games, with the default no-op starts and sticky
+    # actions: every reward, flag, info and frame, but the newest frame of a game's last step.
+    # There the frame skip stopped early, and envpool_core's observation is gymnasium's
+    # AtariPreprocessing's (test_atari.py), EnvPool's one unpooled screen.
+    ours = envpool_core.make(task, env_type="gymnasium", num_envs=3, **options)
+    theirs = upstream.make(task, env_type="gymnasium", num_envs=3, **options)
+    np.testing.assert_array_equal(ours.reset()[0], theirs.reset()[0])
+    rng = np.random.default_rng(0)
+    game_overs = 0
+    for t in range(steps):
+        action = rng.integers(0, ours.action_space.n, 3).astype(np.int32)
+        obs, reward, terminated, truncated, info = ours.step(action)
+        their_obs, their_reward, their_terminated, their_truncated, their_info = theirs.step(action)
+        for key in ("lives", "reward", "elapsed_step", "terminated", "env_id"):
+            np.testing.assert_array_equal(info[key], their_info[key], err_msg=f"{key} at {t}")
+        np.testing.assert_array_equal(reward, their_reward, err_msg=f"reward at {t}")
+        np.testing.assert_array_equal(terminated, their_terminated, err_msg=f"terminated at {t}")
+        np.testing.assert_array_equal(truncated, their_truncated, err_msg=f"truncated at {t}")
+        game_over = info["terminated"].astype(bool)
+        np.testing.assert_array_equal(obs[~game_over], their_obs[~game_over], err_msg=f"obs at {t}")
+        np.testing.assert_array_equal(obs[:, :-1], their_obs[:, :-1], err_msg=f"obs at {t}")
+        game_overs += int(game_over.sum())
+    assert game_overs >= 1
+
+
 # EnvPool's pool-level and internal settings, and reward_threshold (the test below).
 POOL_KEYS = {"num_envs", "batch_size", "num_threads", "thread_affinity_offset", "seed",
              "max_num_players", "base_path", "env_seed", "gym_reset_return_info",

@@ -288,9 +288,33 @@ def check_eval_run(tmp_path: Path, script: Path, ckpt: Path, frame_shape: tuple,
             frames = [frame.shape for frame in reader]
             assert reader.get_meta_data()["fps"] == pytest.approx(fps)  # real time
         # First to last frame: the first and one per step (40); with lives, also the reset step
-        # after each lost life, which elapsed_step does not count.
+        # after each lost life, which elapsed_step does not count (counted exactly in
+        # test_atari_video_has_a_frame_per_step_and_per_lost_life).
         assert frames[0] == frame_shape
-        assert len(frames) > 41 if lives else len(frames) == 41, len(frames)
+        assert len(frames) >= 41 if lives else len(frames) == 41, len(frames)
+
+
+def test_atari_video_has_a_frame_per_step_and_per_lost_life(tmp_path: Path, atari) -> None:
+    def noop(obs: np.ndarray) -> np.ndarray:  # the served ball is missed: lives are lost
+        return np.zeros(len(obs), np.int32)
+
+    ((_, length),) = atari.evaluate(noop, "Breakout-v5", 1, 5, 150, str(tmp_path))
+    # The same game, stepped here with the same actions: its length and lost lives.
+    envs = atari.make_env("Breakout-v5", 1, 1, 5, 150)
+    envs.reset()
+    lives_lost = 0
+    while True:
+        _, _, terminated, truncated, info = envs.step(np.zeros(1, np.int32))
+        if info["terminated"][0] or truncated[0]:
+            break
+        lives_lost += int(terminated[0])
+    assert length == info["elapsed_step"][0] and lives_lost >= 1
+    import imageio
+
+    with imageio.get_reader(tmp_path / "episode-0.mp4") as reader:
+        num_frames = sum(1 for _ in reader)
+    # the first frame, one per step and one per reset step after a lost life
+    assert num_frames == 1 + length + lives_lost
 
 
 def test_atari_train_save_eval_video(tmp_path: Path) -> None:

@@ -168,7 +168,8 @@ EnvSpec AtariEnv::MakeSpec(const Config& config) {
 
 AtariEnv::AtariEnv(const EnvSpec& spec, std::uint64_t seed)
     : ale_(std::make_unique<ale::ALEInterface>()),
-      rng_(seed),
+      noop_rng_(static_cast<std::mt19937::result_type>(seed)),
+      noop_count_(0, std::max(0, static_cast<int>(spec.config.GetInt("noop_max")) - 1)),
       frame_skip_(static_cast<int>(spec.config.GetInt("frame_skip"))),
       noop_max_(static_cast<int>(spec.config.GetInt("noop_max"))),
       stack_num_(static_cast<int>(spec.config.GetInt("stack_num"))),
@@ -296,9 +297,8 @@ bool AtariEnv::Reset(OutputRow& row) {
   bool restart = !continue_game_ || ale_->game_over() || episode_steps_ >= max_episode_steps_;
   continue_game_ = false;
   if (restart) ale_->reset_game();
-  // 1..noop_max no-ops (the modulo's bias is below 2^-40), one fewer with FIRE.
-  int noops = 0;
-  if (noop_max_ > 0) noops = 1 + static_cast<int>(rng_() % static_cast<std::uint64_t>(noop_max_));
+  // 1..noop_max no-ops, one fewer with FIRE.
+  int noops = noop_max_ > 0 ? 1 + noop_count_(noop_rng_) : 0;
   if (fire_reset_) noops = std::max(0, noops - 1);
   for (int i = 0; i < noops; ++i) {
     ale_->act(ale::PLAYER_A_NOOP);

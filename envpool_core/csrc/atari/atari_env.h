@@ -52,7 +52,10 @@ class AtariEnv : public Env {
 
   std::unique_ptr<ale::ALEInterface> ale_;
   std::vector<int> action_set_;  // ale::Action values
-  std::mt19937_64 rng_;          // no-op start counts
+  // No-op start counts, drawn as EnvPool draws them (the same engine, seed and
+  // distribution), so that a seed gives EnvPool's games.
+  std::mt19937 noop_rng_;
+  std::uniform_int_distribution<int> noop_count_;  // 0 .. noop_max - 1
 
   int frame_skip_;
   int noop_max_;
