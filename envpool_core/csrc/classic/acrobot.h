@@ -25,7 +25,7 @@ class AcrobotEnv : public Env {
   static Augmented Dsdt(const Augmented& s);
   void WriteObs(OutputRow& row) const;
 
-  std::mt19937_64 rng_;
+  std::mt19937 rng_;  // seeded and drawn as EnvPool's, so a seed gives EnvPool's starts
   std::array<double, 4> state_{};  // theta1, theta2, dtheta1, dtheta2
   double torque_noise_max_;
   bool state_in_info_;

@@ -22,7 +22,8 @@ constexpr double kXThreshold = 2.4;
 }  // namespace
 
 CartPoleEnv::CartPoleEnv(const EnvSpec& spec, std::uint64_t seed)
-    : rng_(seed), state_in_info_(spec.config.GetBool("state_in_info")) {}
+    : rng_(static_cast<std::mt19937::result_type>(seed)),
+      state_in_info_(spec.config.GetBool("state_in_info")) {}
 
 EnvSpec CartPoleEnv::MakeSpec(const Config& config) {
   double inf = std::numeric_limits<double>::infinity();

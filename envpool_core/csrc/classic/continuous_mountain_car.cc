@@ -21,7 +21,8 @@ constexpr double kGoalReward = 100.0;
 }  // namespace
 
 ContinuousMountainCarEnv::ContinuousMountainCarEnv(const EnvSpec& spec, std::uint64_t seed)
-    : rng_(seed), goal_velocity_(spec.config.GetFloat("goal_velocity")),
+    : rng_(static_cast<std::mt19937::result_type>(seed)),
+      goal_velocity_(spec.config.GetFloat("goal_velocity")),
       state_in_info_(spec.config.GetBool("state_in_info")) {}
 
 EnvSpec ContinuousMountainCarEnv::MakeSpec(const Config& config) {

@@ -25,7 +25,7 @@ class ContinuousMountainCarEnv : public Env {
   bool Integrate(float action);
   void WriteObs(OutputRow& row) const;
 
-  std::mt19937_64 rng_;
+  std::mt19937 rng_;  // seeded and drawn as EnvPool's, so a seed gives EnvPool's starts
   std::array<double, 2> state_{};  // position, velocity
   // gymnasium's state is a float64 array after reset and a float32 array after
   // a step, and the dtype decides the precision of the next step.

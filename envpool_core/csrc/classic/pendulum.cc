@@ -23,7 +23,8 @@ double AngleNormalize(double x) { return PyMod(x + kPi, 2 * kPi) - kPi; }
 }  // namespace
 
 PendulumEnv::PendulumEnv(const EnvSpec& spec, std::uint64_t seed)
-    : rng_(seed), g_(spec.config.GetFloat("g")),
+    : rng_(static_cast<std::mt19937::result_type>(seed)),
+      g_(spec.config.GetFloat("g")),
       state_in_info_(spec.config.GetBool("state_in_info")) {}
 
 EnvSpec PendulumEnv::MakeSpec(const Config& config) {

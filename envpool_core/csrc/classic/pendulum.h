@@ -21,7 +21,7 @@ class PendulumEnv : public Env {
  private:
   void WriteObs(OutputRow& row) const;
 
-  std::mt19937_64 rng_;
+  std::mt19937 rng_;  // seeded and drawn as EnvPool's, so a seed gives EnvPool's starts
   std::array<double, 2> state_{};  // theta (0 = upright), theta_dot
   double g_;
   bool state_in_info_;
