@@ -19,8 +19,7 @@ class ArmEnv : public MujocoEnv {
   // `num_target_joints` (the object/goal joints, which start at rest); then
   // set_state with qpos_.
   void SetInitStateWithTarget(double qvel_scale, int num_target_joints) {
-    DrawQvelNoise(qvel_scale);
-    for (int i = model_->nv - num_target_joints; i < model_->nv; ++i) qvel_[i] = 0.0;
+    DrawQvelNoise(qvel_scale, model_->nv - num_target_joints);
     SetState(qpos_.data(), qvel_.data());
   }
 

@@ -15,7 +15,7 @@ MujocoEnv::MujocoEnv(const EnvSpec& spec, std::uint64_t seed,
       model_ref_(std::move(model)),
       model_(model_ref_.get()),
       data_(mj_makeData(model_)),
-      rng_(seed),
+      rng_(static_cast<std::mt19937::result_type>(seed)),
       frame_skip_(static_cast<int>(spec.config.GetInt("frame_skip"))),
       dt_(model_->opt.timestep * frame_skip_),
       qpos_(static_cast<std::size_t>(model_->nq)),
@@ -74,18 +74,20 @@ void MujocoEnv::DoSimulation(const double* action) {
   if (post_constraint_) mj_rnePostConstraint(model_, data_);
 }
 
-void MujocoEnv::DrawQposNoise(double scale) {
-  for (int i = 0; i < model_->nq; ++i) qpos_[i] = model_->qpos0[i] + Uniform(-scale, scale);
+void MujocoEnv::DrawQposNoise(double scale, int num_noisy) {
+  for (int i = 0; i < model_->nq; ++i) {
+    qpos_[i] = model_->qpos0[i] + (i < num_noisy ? Uniform(-scale, scale) : 0.0);
+  }
 }
 
-void MujocoEnv::DrawQvelNoise(double scale) {
-  for (int i = 0; i < model_->nv; ++i) qvel_[i] = Uniform(-scale, scale);
+void MujocoEnv::DrawQvelNoise(double scale, int num_noisy) {
+  for (int i = 0; i < model_->nv; ++i) qvel_[i] = i < num_noisy ? Uniform(-scale, scale) : 0.0;
 }
 
 void MujocoEnv::SetNoisyInitState(double scale, QvelNoise qvel_noise) {
-  DrawQposNoise(scale);
+  DrawQposNoise(scale, model_->nq);
   if (qvel_noise == QvelNoise::kUniform) {
-    DrawQvelNoise(scale);
+    DrawQvelNoise(scale, model_->nv);
   } else {
     for (int i = 0; i < model_->nv; ++i) qvel_[i] = scale * StandardNormal();
   }

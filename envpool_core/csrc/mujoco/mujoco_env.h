@@ -65,7 +65,9 @@ class MujocoEnv : public Env {
   double Uniform(double low, double high) {
     return std::uniform_real_distribution<double>(low, high)(rng_);
   }
-  double StandardNormal() { return std::normal_distribution<double>(0.0, 1.0)(rng_); }
+  // One distribution for the env's life: it keeps the second value of each pair it draws,
+  // as EnvPool's does, so the draws are EnvPool's.
+  double StandardNormal() { return standard_normal_(rng_); }
 
   // The reset_model most tasks share: qpos = init_qpos + U(-scale, scale),
   // then qvel = U(-scale, scale) (kUniform) or scale * N(0, 1) (kNormal),
@@ -73,9 +75,10 @@ class MujocoEnv : public Env {
   enum class QvelNoise { kUniform, kNormal };
   void SetNoisyInitState(double scale, QvelNoise qvel_noise);
   // Its pieces, for tasks that place a target in between (Reacher, Pusher):
-  // fill the qpos_/qvel_ scratch.
-  void DrawQposNoise(double scale);  // init_qpos + U(-scale, scale)
-  void DrawQvelNoise(double scale);  // U(-scale, scale)
+  // fill the qpos_/qvel_ scratch, with noise in the first `num_noisy` entries
+  // only (the rest start at init_qpos / at rest), drawing no more than EnvPool.
+  void DrawQposNoise(double scale, int num_noisy);  // init_qpos + U(-scale, scale)
+  void DrawQvelNoise(double scale, int num_noisy);  // U(-scale, scale)
 
   // The observation most tasks start with: qpos[qpos_begin:], then qvel
   // clipped to [qvel_min, qvel_max]. Returns the end of what it wrote.
@@ -117,7 +120,8 @@ class MujocoEnv : public Env {
   std::shared_ptr<const mjModel> model_ref_;
   const mjModel* model_;
   mjData* data_;
-  std::mt19937_64 rng_;
+  std::mt19937 rng_;  // seeded as EnvPool's, so a seed gives EnvPool's start states
+  std::normal_distribution<double> standard_normal_;
   int frame_skip_;
   double dt_;                  // model timestep * frame_skip
   std::vector<mjtNum> qpos_;   // scratch for building the reset state

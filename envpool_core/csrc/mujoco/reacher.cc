@@ -27,7 +27,7 @@ class ReacherEnv final : public ArmEnv {
  private:
   void ResetModel(OutputRow& row) override {
     int nq = model_->nq;
-    DrawQposNoise(reset_qpos_scale_);
+    DrawQposNoise(reset_qpos_scale_, nq - 2);  // the target's two are drawn below
     double gx, gy;
     do {
       gx = Uniform(-reset_goal_scale_, reset_goal_scale_);
