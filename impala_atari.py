@@ -501,6 +501,8 @@ if __name__ == "__main__":
         value = getattr(args, name)
         if value is not None and value < least:
             sys.exit(f"error: --{name.replace('_', '-')} must be at least {least}, not {value}")
+    if not 0 <= args.seed < 2**32:  # checked before --eval-checkpoint, which seeds its envs too
+        sys.exit("error: --seed must be in [0, 2**32)")
     # jax.distributed.initialize takes all three or none (then it reads them from the cluster's
     # environment); without --distributed every process would train alone, as process 0.
     process_flags = {"--coordinator-address": args.coordinator_address,
@@ -567,6 +569,8 @@ if __name__ == "__main__":
     num_envs = args.local_num_envs * threads_per_process * num_processes
     batch_size = num_envs * args.num_steps
     num_shards = args.num_grad_shards or num_learners
+    shards_named = (f"--num-grad-shards {num_shards}" if args.num_grad_shards
+                    else f"the {num_shards} gradient shards (one per learner device)")
     envs_per_shard = num_envs // num_shards
     num_updates = args.total_timesteps // batch_size
     for condition, message in (
@@ -574,8 +578,7 @@ if __name__ == "__main__":
          f"the {num_learners} learner devices of all processes"),
         (num_envs % num_shards == 0, f"the global envs (local_num_envs {args.local_num_envs} x "
          f"num_actor_threads {args.num_actor_threads} x {len(actor_devices)} actor devices x "
-         f"{num_processes} processes = {num_envs}) must divide into --num-grad-shards "
-         f"{num_shards}"),
+         f"{num_processes} processes = {num_envs}) must divide into {shards_named}"),
         (envs_per_shard % args.num_minibatches == 0, f"a shard's {envs_per_shard} envs must "
          f"divide into --num-minibatches {args.num_minibatches}"),
         (0 <= args.async_batch_size <= args.local_num_envs,
@@ -588,7 +591,6 @@ if __name__ == "__main__":
          and 0 <= args.gamma <= 1, "--learning-rate must be finite and above 0, --max-grad-norm "
          "above 0, --vf-coef finite and at least 0, --ent-coef finite, --gamma in [0, 1]"),
         (args.exp_name and os.sep not in args.exp_name, "--exp-name must be a file name (no /)"),
-        (0 <= args.seed < 2**32, "--seed must be in [0, 2**32)"),
         (all(width >= 1 for width in (*args.channels, *args.hiddens)),
          "--channels and --hiddens must be at least 1 each"),
         (0 <= args.vtrace_lambda <= 1 and args.clip_rho_threshold > 0

@@ -424,9 +424,16 @@ def test_atari_run_with_resnet_video_and_evaluation(runs) -> None:
 
 
 def test_bad_arguments_fail_clearly(tmp_path) -> None:
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    env = {**os.environ, "OMP_NUM_THREADS": "1",
+           "XLA_FLAGS": "--xla_force_host_platform_device_count=3"}
     cases = [
         (SCRIPTS["ppo"], ["--track"], "pip install wandb"),
+        # the seed is checked before an evaluation, which seeds its envs and actions with it
+        (SCRIPTS["ppo"], ["--eval-checkpoint", "missing.cleanrl_model", "--seed", "-1"],
+         "--seed must be in [0, 2**32)"),
+        (SCRIPTS["impala"], ["--env-id", "CartPole-v1", "--local-num-envs", "16",
+                             "--num-actor-threads", "1", "--learner-device-ids", "0", "1", "2"],
+         "= 16) must divide into the 3 gradient shards (one per learner device)"),
         (SCRIPTS["impala"], ["--env-id", "CartPol-v1"], "unknown --env-id 'CartPol-v1'"),
         (SCRIPTS["ppo"], ["--env-id", "Pendulum-v1"], "Pendulum-v1 has continuous actions"),
         (SCRIPTS["ppo"], ["--env-id", "CartPole-v1", "--local-num-envs", "4",
