@@ -97,8 +97,8 @@ class Args:
 
 
 def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
-    # No wrappers: the engine already does the DeepMind preprocessing CleanRL wraps gym with
-    # (noop reset, frame skip 4 with max-pool, 84x84 grayscale, stack 4, FIRE on reset).
+    # No wrappers: the engine does the DeepMind preprocessing that CleanRL's ppo_atari.py wraps
+    # gym for (noop reset, frame skip 4 with max-pool, 84x84 grayscale, stack 4, FIRE on reset).
     limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     return envpool.make(env_id, env_type="gymnasium", num_envs=num_envs, batch_size=batch_size,
                         episodic_life=True, reward_clip=True, seed=seed, **limit)
@@ -158,8 +158,8 @@ def update_episode_stats(episode_return, reward, terminated, truncated, info):
     ids, returns, lengths) of the episodes that ended. On Atari an episode is the whole game: its
     unclipped rewards (info["reward"]) until the game is over (info["terminated"], not a lost
     life) or truncated; elsewhere the rewards until terminated or truncated. The length is the
-    engine's elapsed_step, which skips the reset steps (reward 0). CleanRL restarted the sums
-    only at termination: an episode after a time limit inherited them."""
+    engine's elapsed_step, which skips the reset steps (reward 0). CleanRL's EnvPool scripts
+    restarted the sums only at termination: an episode after a time limit inherited them."""
     env_id, game_over = info["env_id"], info.get("terminated", terminated).astype(bool) | truncated
     episode_return[env_id] += info.get("reward", reward)
     ended = env_id[game_over]

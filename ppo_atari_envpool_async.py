@@ -101,8 +101,8 @@ class Args:
 
 
 def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
-    # No wrappers: the engine already does the DeepMind preprocessing CleanRL wraps gym with
-    # (noop reset, frame skip 4 with max-pool, 84x84 grayscale, stack 4, FIRE on reset).
+    # No wrappers: the engine does the DeepMind preprocessing that CleanRL's ppo_atari.py wraps
+    # gym for (noop reset, frame skip 4 with max-pool, 84x84 grayscale, stack 4, FIRE on reset).
     limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     return envpool.make(env_id, env_type="gymnasium", num_envs=num_envs, batch_size=batch_size,
                         episodic_life=True, reward_clip=True, seed=seed, **limit)
@@ -175,8 +175,8 @@ def update_episode_stats(episode_return, reward, terminated, truncated, info):
     ids, returns, lengths) of the episodes that ended. On Atari an episode is the whole game: its
     unclipped rewards (info["reward"]) until the game is over (info["terminated"], not a lost
     life) or truncated; elsewhere the rewards until terminated or truncated. The length is the
-    engine's elapsed_step, which skips the reset steps (reward 0). CleanRL restarted the sums
-    only at termination: an episode after a time limit inherited them."""
+    engine's elapsed_step, which skips the reset steps (reward 0). CleanRL's EnvPool scripts
+    restarted the sums only at termination: an episode after a time limit inherited them."""
     env_id, game_over = info["env_id"], info.get("terminated", terminated).astype(bool) | truncated
     episode_return[env_id] += info.get("reward", reward)
     ended = env_id[game_over]
@@ -248,8 +248,8 @@ if __name__ == "__main__":
     args.num_iterations = 0 if args.eval_checkpoint else args.total_timesteps // args.batch_size
     args.async_batch_size = args.async_batch_size or args.num_envs
     if not 0 < args.async_batch_size <= args.num_envs or args.batch_size % args.async_batch_size:
-        sys.exit(f"error: --async-batch-size must be in [0, --num-envs] and divide --num-envs x "
-                 f"--num-steps = {args.batch_size}")
+        sys.exit(f"error: --async-batch-size ({args.async_batch_size}) must be in [0, --num-envs "
+                 f"({args.num_envs})] and divide --num-envs x --num-steps = {args.batch_size}")
     try:  # the engine's errors name the faulty option; for an unknown id, they suggest close ones
         envs = make_env(args.env_id, args.num_envs, args.async_batch_size, args.seed,
                         args.max_episode_steps)
@@ -408,8 +408,9 @@ if __name__ == "__main__":
         explained_var = np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
 
         # Each env's last row moves to the env's slot: its outcome arrives in the next rollout.
-        # It keeps the logprob of the policy that chose its action, one update old by then, so
-        # its PPO ratio starts away from 1: the importance weight of an older policy's action.
+        # It keeps the logprob and value of the policy that chose its action, one update old by
+        # then, so its PPO ratio starts away from 1 (the importance weight of an older policy's
+        # action) and that value is its baseline and its value-clipping reference.
         for buffer in (obs, actions, logprobs, values, dones):
             buffer[: args.num_envs] = buffer[last_row]
         last_row = np.arange(args.num_envs)

@@ -237,8 +237,8 @@ def update_episode_stats(episode_return, reward, terminated, truncated, info):
     ids, returns, lengths) of the episodes that ended. On Atari an episode is the whole game: its
     unclipped rewards (info["reward"]) until the game is over (info["terminated"], not a lost
     life) or truncated; elsewhere the rewards until terminated or truncated. The length is the
-    engine's elapsed_step, which skips the reset steps (reward 0). CleanRL restarted the sums
-    only at termination: an episode after a time limit inherited them."""
+    engine's elapsed_step, which skips the reset steps (reward 0). CleanRL's EnvPool scripts
+    restarted the sums only at termination: an episode after a time limit inherited them."""
     env_id, game_over = info["env_id"], info.get("terminated", terminated).astype(bool) | truncated
     episode_return[env_id] += info.get("reward", reward)
     ended = env_id[game_over]
