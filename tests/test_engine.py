@@ -294,6 +294,24 @@ def test_errors() -> None:
         ep.make("CartPole-v1").render()
 
 
+@pytest.mark.parametrize("num_envs", [4, 100])  # sends of at most and of more than 64 ids
+def test_repeated_env_ids_are_refused_and_leave_the_pool_usable(num_envs: int) -> None:
+    env = ep.make("CartPole-v1", env_type="gymnasium", num_envs=num_envs)
+    env.reset()
+    actions = np.zeros(num_envs, np.int32)
+    for first, second in [(0, num_envs - 1), (num_envs - 2, num_envs - 1), (1, 2)]:
+        ids = np.arange(num_envs)
+        ids[second] = ids[first]
+        with pytest.raises(ValueError, match=f"env_id {first} appears twice"):
+            env.step(actions, ids)
+        # A refused send changes nothing: the same envs step next, each once, in order.
+        _, _, _, _, info = env.step(actions, np.arange(num_envs))
+        np.testing.assert_array_equal(info["env_id"], np.arange(num_envs))
+    for _ in range(3):  # each send checks afresh: ids seen by the last one are not repeats
+        env.step(actions, np.arange(num_envs)[::-1])
+    env.close()
+
+
 def test_zero_copy_and_lifetime() -> None:
     env = ep.make("CartPole-v1", num_envs=4)
     obs0, _ = env.reset()

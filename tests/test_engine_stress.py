@@ -6,6 +6,10 @@
   served in proportion and until the end of the run (an env lost mid-run fails it even while
   the others keep batches completing). A lost env in sync mode shows up as a hang, so the run
   has a time limit.
+- hot_path_alloc_test replaces the global operator new with a counting one and steps CartPole
+  in sync and async mode (sends of at most and of more than 64 env ids, auto-resets on the
+  way): after a warm-up, send / recv / release and the workers' steps must make no
+  allocation on any thread.
 - env_id_queue_test, stepper_queues_test and output_block_test are unit tests of the engine's
   env-id queue, its per-worker queues with stealing (async mode's env homes) and its
   output-block pool (wrap-around, full ring, many producers and consumers, stealing order,
@@ -25,8 +29,8 @@ from pathlib import Path
 import pytest
 
 SOURCE = Path(__file__).resolve().parents[1] / "envpool_core"
-PROGRAMS = ["engine_stress", "env_id_queue_test", "stepper_queues_test", "output_block_test",
-            "grayscale_table_test_scalar", "grayscale_table_test_ssse3",
+PROGRAMS = ["engine_stress", "hot_path_alloc_test", "env_id_queue_test", "stepper_queues_test",
+            "output_block_test", "grayscale_table_test_scalar", "grayscale_table_test_ssse3",
             "grayscale_table_test_avx2"]
 # A hang detector, not a speed test: each program takes seconds on an idle 2-core machine.
 TIME_LIMIT_S = 240

@@ -49,6 +49,7 @@ EnvPool::EnvPool(const TaskDef& task, EnvSpec spec, void (*release_action)(void*
       blocks_(std::make_shared<OutputBlockPool>(BlockLayout(OutputColumns(spec_), batch_size_))),
       ring_(is_sync() ? 1 : static_cast<std::size_t>((num_envs_ + batch_size_ - 1) / batch_size_ + 1)),
       in_flight_(static_cast<std::size_t>(num_envs_), false),
+      id_stamps_(static_cast<std::size_t>(num_envs_), 0U),
       action_records_(static_cast<std::size_t>(num_envs_) + 1),
       release_action_(release_action),
       env_queues_(is_sync() ? 1 : num_threads_, static_cast<std::size_t>(num_envs_)),
@@ -98,7 +99,7 @@ EnvPool::EnvPool(const TaskDef& task, EnvSpec spec, void (*release_action)(void*
 
 EnvPool::~EnvPool() { Close(); }
 
-void EnvPool::CheckIds(const std::int32_t* ids, int n, const char* what) const {
+void EnvPool::CheckIds(const std::int32_t* ids, int n, const char* what) {
   if (closed_) throw std::logic_error(std::string("cannot ") + what + ": the pool is closed");
   for (int i = 0; i < n; ++i) {
     std::int32_t id = ids[i];
@@ -112,21 +113,19 @@ void EnvPool::CheckIds(const std::int32_t* ids, int n, const char* what) const {
                                   what + "()");
     }
   }
-  // Duplicates: sort a copy only when cheap checks passed (rare path, small n).
-  for (int i = 0; i < n; ++i) {
-    for (int j = i + 1; j < n && n <= 64; ++j) {
-      if (ids[i] == ids[j]) {
-        throw std::invalid_argument("env_id " + std::to_string(ids[i]) + " appears twice");
-      }
-    }
+  // Duplicates: each id is stamped with this call's epoch, so a second sighting is
+  // one compare (O(n), no allocation; checked after the cheap checks above, whose
+  // errors come first).
+  if (++id_epoch_ == 0) {  // wrapped: stamps of 2^32 calls ago would match again
+    std::fill(id_stamps_.begin(), id_stamps_.end(), 0U);
+    id_epoch_ = 1;
   }
-  if (n > 64) {
-    std::vector<std::int32_t> sorted(ids, ids + n);
-    std::sort(sorted.begin(), sorted.end());
-    auto dup = std::adjacent_find(sorted.begin(), sorted.end());
-    if (dup != sorted.end()) {
-      throw std::invalid_argument("env_id " + std::to_string(*dup) + " appears twice");
+  for (int i = 0; i < n; ++i) {
+    std::uint32_t& stamp = id_stamps_[static_cast<std::size_t>(ids[i])];
+    if (stamp == id_epoch_) {
+      throw std::invalid_argument("env_id " + std::to_string(ids[i]) + " appears twice");
     }
+    stamp = id_epoch_;
   }
 }
 

@@ -107,7 +107,7 @@ class EnvPool {
     void* owner = nullptr;
   };
 
-  void CheckIds(const std::int32_t* ids, int n, const char* what) const;
+  void CheckIds(const std::int32_t* ids, int n, const char* what);
   void Enqueue(const std::int32_t* ids, int n);
   void WorkerLoop(int worker_index);
   void RunEnv(int env_id, int stepper);
@@ -128,6 +128,8 @@ class EnvPool {
   std::atomic<std::int64_t> claims_{0};  // async mode: next row index
   int in_flight_count_ = 0;
   std::vector<bool> in_flight_;
+  std::vector<std::uint32_t> id_stamps_;  // CheckIds' duplicate marks
+  std::uint32_t id_epoch_ = 0;
   std::vector<ActionRecord> action_records_;
   std::vector<int> free_records_;
   std::vector<int> active_records_;
