@@ -64,7 +64,10 @@ void CheckVariant(const Config& config, const char* option, const char* plural,
   auto is_value = [value](unsigned v) { return static_cast<std::int64_t>(v) == value; };
   if (value == -1 || std::any_of(available.begin(), available.end(), is_value)) return;
   std::string allowed;
-  for (unsigned v : available) allowed += (allowed.empty() ? "" : ", ") + std::to_string(v);
+  for (unsigned v : available) {
+    if (!allowed.empty()) allowed += ", ";
+    allowed += std::to_string(v);
+  }
   throw std::invalid_argument("invalid value " + std::to_string(value) + " for '" + option +
                               "': " + config.GetString("task_id") + " has " + plural + " [" +
                               allowed + "], or -1 for its default");
