@@ -75,8 +75,7 @@ class Args:
     save_model: bool = False
     """whether to save the model to `runs/{run_name}/{exp_name}.cleanrl_model` and evaluate it"""
     eval_checkpoint: str | None = None
-    """if set, do not train: load this checkpoint and play `eval_episodes` episodes of the task it
-    learned (its env id and time limit replace --env-id and --max-episode-steps)"""
+    """if set, no training: evaluate this checkpoint on its task (env id and time limit as saved)"""
     eval_episodes: int = 10
     """the number of episodes of an evaluation (one per env, played in parallel)"""
     results_file: str | None = None
@@ -238,12 +237,9 @@ def sample_action(agent, params, obs, key, env_ids, steps):
 
 
 def update_episode_stats(episode_return, reward, terminated, truncated, info):
-    """Adds one step's rewards to the per-env running returns (updated in place); returns (env
-    ids, returns, lengths) of the episodes that ended. On Atari an episode is the whole game: its
-    unclipped rewards (info["reward"]) until the game is over (info["terminated"], not a lost
-    life) or truncated; elsewhere the rewards until terminated or truncated. The length is the
-    engine's elapsed_step, which skips the reset steps (reward 0). CleanRL's EnvPool scripts
-    restarted the sums only at termination: an episode after a time limit inherited them."""
+    """Adds a step's rewards to the running returns; returns (env ids, returns, lengths) of the
+    episodes that ended. On Atari an episode is a game, of unclipped rewards (info["reward"]), to
+    game over (info["terminated"]) or a time limit, where CleanRL's EnvPool scripts went on."""
     env_id, game_over = info["env_id"], info.get("terminated", terminated).astype(bool) | truncated
     episode_return[env_id] += info.get("reward", reward)
     ended = env_id[game_over]
@@ -383,10 +379,8 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
 
 
 def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=None):
-    """Plays one episode in each of num_episodes envs made as for training, with the actions
-    act(observations) gives; returns each episode's (return, length), on Atari the unclipped
-    score of the whole game. With video_dir, writes each episode as an MP4 of the engine's frames,
-    first to last, in real time."""
+    """Plays an episode in each of num_episodes envs made as for training; returns each one's
+    (return, length). With video_dir, writes each episode there as an MP4 of the engine's frames."""
     envs = make_env(env_id, num_episodes, num_episodes, seed, max_episode_steps)
     episode_return, results, videos = np.zeros(num_episodes), {}, {}
     if video_dir is not None:

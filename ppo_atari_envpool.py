@@ -1,14 +1,8 @@
-r"""PPO on Atari with envpool_core, in one file: CleanRL's ppo_atari_envpool.py, three fixes.
-
-    python ppo_atari_envpool.py --env-id Breakout-v5 --save-model   # train, save, evaluate
-    python ppo_atari_envpool.py --eval-checkpoint runs/RUN/ppo_atari_envpool.cleanrl_model \
-        --eval-episodes 5 --capture-video                           # evaluate, MP4s in videos/
-
-Unlike CleanRL's, the time limit (27000 steps) is not a terminal state: the value target
-bootstraps from V(final observation), not 0, and episode statistics restart after it too; and
-the step after an episode end, whose action the engine ignores while it resets the env, is left
-out of the loss. charts/episodic_return is the unclipped score of the whole game, though a lost
-life ends the learner's episode (episodic_life). Async twin: ppo_atari_envpool_async.py.
+r"""PPO on Atari with envpool_core (`python ppo_atari_envpool.py --save-model`): CleanRL's
+ppo_atari_envpool.py with three fixes. A time limit is not a terminal state: the value target
+bootstraps from V(final observation), and episode statistics restart there too; the step after an
+episode end, whose action the engine ignores while it resets the env, is not trained on. Async
+twin: ppo_atari_envpool_async.py.
 """
 
 import os
@@ -52,8 +46,7 @@ class Args:
     save_model: bool = False
     """whether to save the model to `runs/{run_name}/{exp_name}.cleanrl_model` and evaluate it"""
     eval_checkpoint: str | None = None
-    """if set, do not train: load this checkpoint and play `eval_episodes` episodes of the task it
-    learned (its env id and time limit replace --env-id and --max-episode-steps)"""
+    """if set, no training: evaluate this checkpoint on its task (env id and time limit as saved)"""
     eval_episodes: int = 10
     """the number of episodes of an evaluation (one per env, played in parallel)"""
 
@@ -137,12 +130,9 @@ class Agent(nn.Module):
 
 
 def compute_gae(rewards, values, terminations, truncations, next_value, gamma, gae_lambda):
-    """CleanRL's backwards GAE loop over a rollout's steps (axis 0), with time limits fixed.
-
-    Step t's outcome is rewards[t], terminations[t], truncations[t] and the next observation, of
-    value values[t + 1] (next_value after the last step). If step t ends an episode, that is its
-    final observation (the engine resets one step later). Terminated: the target is r_t;
-    truncated: r_t + gamma V(final observation), not 0 as in CleanRL. Either ends the sum at t."""
+    """CleanRL's backwards GAE loop over a rollout's steps (axis 0), time limits fixed: if step t
+    ends an episode, values[t + 1] (next_value after the last step) is of its final observation:
+    truncated, the target is r_t + gamma V(final observation), not 0; terminated, r_t."""
     advantages = np.zeros_like(rewards)
     lastgaelam = 0.0
     for t in reversed(range(len(rewards))):
@@ -154,12 +144,9 @@ def compute_gae(rewards, values, terminations, truncations, next_value, gamma, g
 
 
 def update_episode_stats(episode_return, reward, terminated, truncated, info):
-    """Adds one step's rewards to the per-env running returns (updated in place); returns (env
-    ids, returns, lengths) of the episodes that ended. On Atari an episode is the whole game: its
-    unclipped rewards (info["reward"]) until the game is over (info["terminated"], not a lost
-    life) or truncated; elsewhere the rewards until terminated or truncated. The length is the
-    engine's elapsed_step, which skips the reset steps (reward 0). CleanRL's EnvPool scripts
-    restarted the sums only at termination: an episode after a time limit inherited them."""
+    """Adds a step's rewards to the running returns; returns (env ids, returns, lengths) of the
+    episodes that ended. On Atari an episode is a game, of unclipped rewards (info["reward"]), to
+    game over (info["terminated"]) or a time limit, where CleanRL's EnvPool scripts went on."""
     env_id, game_over = info["env_id"], info.get("terminated", terminated).astype(bool) | truncated
     episode_return[env_id] += info.get("reward", reward)
     ended = env_id[game_over]
@@ -169,10 +156,8 @@ def update_episode_stats(episode_return, reward, terminated, truncated, info):
 
 
 def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=None):
-    """Plays one episode in each of num_episodes envs made as for training, with the actions
-    act(observations) gives; returns each episode's (return, length), on Atari the unclipped
-    score of the whole game. With video_dir, writes each episode as an MP4 of the engine's frames,
-    first to last, in real time."""
+    """Plays an episode in each of num_episodes envs made as for training; returns each one's
+    (return, length). With video_dir, writes each episode there as an MP4 of the engine's frames."""
     envs = make_env(env_id, num_episodes, num_episodes, seed, max_episode_steps)
     episode_return, results, videos = np.zeros(num_episodes), {}, {}
     if video_dir is not None:
@@ -199,49 +184,16 @@ if __name__ == "__main__":
     args = tyro.cli(Args)
     device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
     if args.eval_checkpoint is not None:  # no training: evaluate it on the task it learned
-        try:  # whatever fails here, it is not a checkpoint that this script saved
-            checkpoint = torch.load(args.eval_checkpoint, map_location=device, weights_only=True)
-            saved, model = checkpoint["args"], checkpoint["model"]
-            args.env_id, args.max_episode_steps = saved["env_id"], saved["max_episode_steps"]
-        except Exception as e:
-            sys.exit(f"error: --eval-checkpoint {args.eval_checkpoint} is not a checkpoint saved "
-                     f"by this script ({type(e).__name__})")
+        checkpoint = torch.load(args.eval_checkpoint, map_location=device, weights_only=True)
+        vars(args).update({key: checkpoint["args"][key] for key in ("env_id", "max_episode_steps")})
     args.batch_size = int(args.num_envs * args.num_steps)
-    for condition, message in (
-        (min(args.num_envs, args.num_minibatches, args.update_epochs, args.eval_episodes) > 0,
-         "--num-envs, --num-minibatches, --update-epochs and --eval-episodes must be at least 1"),
-        # Reset steps are not trained on, and 2 steps per env leave at least a quarter of the
-        # batch: 8 steps per minibatch leave 2, enough to normalise advantages.
-        (args.num_steps > 1 and args.batch_size >= 8 * args.num_minibatches,
-         f"--num-steps must be at least 2, and --num-envs x --num-steps ({args.batch_size}) "
-         f"at least 8 x --num-minibatches ({8 * args.num_minibatches})"),
-        (args.eval_checkpoint or args.total_timesteps >= args.batch_size,
-         f"--total-timesteps must be at least one batch, {args.batch_size}"),
-        (0 <= args.seed < 2**32, "--seed must be in [0, 2**32)"),
-        # Each on its own: min() over several would pass a NaN that is not the first.
-        (np.isfinite([args.learning_rate, args.clip_coef, args.ent_coef, args.vf_coef]).all()
-         and args.learning_rate > 0 and args.clip_coef > 0 and args.max_grad_norm > 0
-         and args.vf_coef >= 0 and 0 <= args.gamma <= 1 and 0 <= args.gae_lambda <= 1,
-         "--learning-rate and --clip-coef must be finite and above 0, --max-grad-norm above 0, "
-         "--vf-coef finite and at least 0, --ent-coef finite, --gamma and --gae-lambda in [0, 1]"),
-        (args.exp_name and os.sep not in args.exp_name, "--exp-name must be a file name (no /)"),
-    ):
-        if not condition:
-            sys.exit(f"error: {message}")
+    if args.num_steps < 2 or args.batch_size < 8 * args.num_minibatches:  # see b_inds below
+        sys.exit("error: need --num-steps >= 2, --num-envs x --num-steps >= 8 x --num-minibatches")
     args.num_iterations = 0 if args.eval_checkpoint else args.total_timesteps // args.batch_size
-    try:  # the engine's errors name the faulty option; for an unknown id, they suggest close ones
-        envs = make_env(args.env_id, args.num_envs, args.num_envs, args.seed,
-                        args.max_episode_steps)
-    except TypeError:  # an unknown option: only Atari tasks have episodic_life and reward_clip
-        sys.exit(f"error: {args.env_id} is not an Atari task (image obs, discrete actions)")
-    except ValueError as e:
-        sys.exit(f"error: {e}")
+    envs = make_env(args.env_id, args.num_envs, args.num_envs, args.seed, args.max_episode_steps)
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
     if args.track:
-        try:
-            import wandb
-        except ImportError:
-            sys.exit("error: --track needs Weights & Biases, not installed: pip install wandb")
+        import wandb
         wandb.init(project=args.wandb_project_name, entity=args.wandb_entity,
                    sync_tensorboard=True, config=vars(args), name=run_name, save_code=True)
     writer = SummaryWriter(f"runs/{run_name}")
@@ -256,11 +208,10 @@ if __name__ == "__main__":
 
     agent = Agent(envs).to(device)
     if args.eval_checkpoint is not None:
-        agent.load_state_dict(model)
+        agent.load_state_dict(checkpoint["model"])
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
-    # ALGO Logic: Storage setup. Step t: obs[t] arrived with dones[t], the action taken on it and
-    # its outcome (rewards[t], terminations[t], truncations[t]). rewards & co. are numpy arrays.
+    # ALGO Logic: Storage setup. obs[t] arrives with dones[t]; rewards[t] & co. are its outcome.
     obs = torch.zeros((args.num_steps, args.num_envs, *envs.observation_space.shape),
                       dtype=torch.uint8, device=device)
     actions = torch.zeros((args.num_steps, args.num_envs), dtype=torch.long, device=device)
@@ -313,8 +264,7 @@ if __name__ == "__main__":
                 writer.add_scalar("charts/episodic_return", episodic_return, global_step)
                 writer.add_scalar("charts/episodic_length", episodic_length, global_step)
 
-        # bootstrap value (compute_gae drops it after a termination)
-        with torch.no_grad():
+        with torch.no_grad():  # bootstrap value (compute_gae drops it after a termination)
             next_value = agent.get_action_and_value(next_obs)[3].flatten().cpu().numpy()
         advantages = compute_gae(rewards, values, terminations, truncations, next_value,
                                  args.gamma, args.gae_lambda)
@@ -327,7 +277,8 @@ if __name__ == "__main__":
         b_values = torch.as_tensor(values.reshape(-1), device=device)
         b_returns = b_advantages + b_values
 
-        # Optimizing the policy and value network, on the steps whose action the engine used
+        # Optimizing the policy and value network, on the steps whose action the engine used:
+        # 2 steps per env and 8 per minibatch leave each minibatch 2 to normalise advantages
         b_inds = np.nonzero(~dones.reshape(-1))[0]
         clipfracs = []
         for _epoch in range(args.update_epochs):
@@ -401,7 +352,6 @@ if __name__ == "__main__":
         @torch.no_grad()
         def act(obs):  # sampled actions, as in CleanRL's evaluation
             return agent.get_action_and_value(torch.as_tensor(obs, device=device))[0].cpu().numpy()
-
         results = evaluate(act, args.env_id, args.eval_episodes, args.seed, args.max_episode_steps,
                            f"videos/{run_name}" if args.capture_video else None)
         for i, (ret, length) in enumerate(results):

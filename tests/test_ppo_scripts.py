@@ -357,55 +357,30 @@ def test_mujoco_train_save_eval_video(tmp_path: Path) -> None:
         assert torch.equal(resaved_model[name], saved[name]), name
 
 
-HYPERPARAMETERS = ("--learning-rate and --clip-coef must be finite and above 0, --max-grad-norm "
-                   "above 0, --vf-coef finite and at least 0, --ent-coef finite, --gamma and "
-                   "--gae-lambda in [0, 1]")
+CHECK = "error: need --num-steps >= 2, --num-envs x --num-steps >= 8 x --num-minibatches"
 
 
 @pytest.mark.parametrize(("script", "args", "message"), [
-    (ATARI, ["--env-id", "Pongg-v5"], "unknown task id 'Pongg-v5'; did you mean"),
-    (ATARI, ["--env-id", "CartPole-v1"], "CartPole-v1 is not an Atari task"),
+    # The scripts' own checks print one `error:` line.
     (ATARI_ASYNC, ["--async-batch-size", "3"],
-     "--async-batch-size (3) must be in [0, --num-envs (8)]"),
-    (MUJOCO, ["--env-id", "Pong-v5"], "Pong-v5 is not a continuous-control task"),
-    (MUJOCO, ["--total-timesteps", "100"], "--total-timesteps must be at least one batch, 2048"),
-    (ATARI, ["--num-envs", "0"], "--num-envs, --num-minibatches, --update-epochs and"),
-    (ATARI_ASYNC, ["--update-epochs", "0"], "--num-envs, --num-minibatches, --update-epochs and"),
-    (MUJOCO, ["--num-minibatches", "0"], "--num-envs, --num-minibatches, --update-epochs and"),
-    (ATARI, ["--num-steps", "1"], "--num-steps must be at least 2"),
-    (MUJOCO, ["--num-minibatches", "512"], "--num-steps must be at least 2, and --num-envs x "
-     "--num-steps (2048) at least 8 x --num-minibatches (4096)"),
-    (ATARI_ASYNC, ["--seed", "-1"], "--seed must be in [0, 2**32)"),
-    (ATARI, ["--eval-checkpoint", "missing.pt"],
-     "--eval-checkpoint missing.pt is not a checkpoint saved by this script (FileNotFoundError)"),
-    (MUJOCO, ["--eval-checkpoint", "text.txt"], "--eval-checkpoint text.txt is not a checkpoint"),
+     "error: --async-batch-size (3) must be in [0, --num-envs (8)]"),
+    (MUJOCO, ["--env-id", "Pong-v5"], "error: Pong-v5 is not a continuous-control task"),
+    (ATARI, ["--num-steps", "1"], CHECK),
+    (ATARI, ["--num-envs", "0"], CHECK),
+    (ATARI_ASYNC, ["--num-minibatches", "256"], CHECK),
+    (MUJOCO, ["--num-minibatches", "512"], CHECK),
+    # The rest is the engine's or the library's own exception, raised before anything is written.
+    (ATARI, ["--env-id", "Pongg-v5"], "unknown task id 'Pongg-v5'; did you mean"),
+    (ATARI, ["--env-id", "CartPole-v1"], "unknown option 'episodic_life' for CartPole-v1"),
+    (ATARI, ["--eval-checkpoint", "missing.pt"], "No such file or directory: 'missing.pt'"),
+    (MUJOCO, ["--eval-checkpoint", "text.txt"], "UnpicklingError"),
     (MUJOCO, ["--env-id", "Pendulum-v1", "--capture-video"],
-     "--capture-video: task Pendulum-v1 does not support render()"),
-    (ATARI, ["--learning-rate", "-1"], HYPERPARAMETERS),
-    (ATARI_ASYNC, ["--clip-coef", "-0.1"], HYPERPARAMETERS),
-    (MUJOCO, ["--max-grad-norm", "0"], HYPERPARAMETERS),
-    (MUJOCO, ["--gamma", "1.5"], HYPERPARAMETERS),
-    (ATARI, ["--gae-lambda", "nan"], HYPERPARAMETERS),
-    (ATARI_ASYNC, ["--vf-coef", "-1"], HYPERPARAMETERS),
-    # NaN after the first of several values: min() would have let it through.
-    (MUJOCO, ["--max-grad-norm", "nan"], HYPERPARAMETERS),
-    (ATARI, ["--clip-coef", "nan"], HYPERPARAMETERS),
-    (ATARI_ASYNC, ["--ent-coef", "nan"], HYPERPARAMETERS),
-    (MUJOCO, ["--learning-rate", "inf"], HYPERPARAMETERS),
-    (ATARI, ["--exp-name", "a/b"], "--exp-name must be a file name (no /)"),
-    (ATARI, ["--eval-checkpoint", "no_model.pt"],
-     "--eval-checkpoint no_model.pt is not a checkpoint saved by this script (KeyError)"),
+     "task Pendulum-v1 does not support render()"),
 ])
 def test_argument_errors(tmp_path: Path, script: Path, args: list, message: str) -> None:
     (tmp_path / "text.txt").write_text("not a checkpoint")
-    import torch
-
-    # a checkpoint's args without its model
-    torch.save({"args": {"env_id": "Breakout-v5", "max_episode_steps": None}},
-               tmp_path / "no_model.pt")
     proc = run(script, tmp_path, *args, check=False)
-    assert proc.returncode != 0 and f"error: {message}" in proc.stderr, proc.stderr[-2000:]
-    assert "Traceback" not in proc.stderr
+    assert proc.returncode != 0 and message in proc.stderr, proc.stderr[-2000:]
     assert not (tmp_path / "runs").exists()
 
 
@@ -415,20 +390,19 @@ def test_capture_video_without_egl_is_refused_before_training(tmp_path: Path) ->
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MUJOCO_EGL_DEVICE_ID": "99"}
     proc = subprocess.run([sys.executable, str(MUJOCO), "--env-id", "Hopper-v4", "--capture-video"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode != 0 and "error: --capture-video: cannot render" in proc.stderr, \
-        proc.stderr[-2000:]
-    assert "Traceback" not in proc.stderr and not (tmp_path / "runs").exists()
+    assert proc.returncode != 0 and "cannot render" in proc.stderr, proc.stderr[-2000:]
+    assert not (tmp_path / "runs").exists()
 
 
 @pytest.mark.parametrize("script", [ATARI, ATARI_ASYNC, MUJOCO])
-def test_track_without_wandb_is_an_argument_error(tmp_path: Path, script: Path) -> None:
+def test_track_without_wandb_stops_before_training(tmp_path: Path, script: Path) -> None:
     # A wandb that fails to import, whether or not the real one is installed.
     (tmp_path / "wandb").mkdir()
     (tmp_path / "wandb" / "__init__.py").write_text("raise ImportError('no wandb')")
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(tmp_path)}
     proc = subprocess.run([sys.executable, str(script), "--track"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=600)
-    assert proc.returncode != 0 and "error: --track needs Weights & Biases" in proc.stderr
+    assert proc.returncode != 0 and "ImportError: no wandb" in proc.stderr
     assert not (tmp_path / "runs").exists()
 
 

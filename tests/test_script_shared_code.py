@@ -114,26 +114,35 @@ def test_cleanrl_landmarks_and_one_exit_style(name: str) -> None:
 
 
 def flag_checks(name: str) -> set[str]:
-    """The up-front flag checks of a script: the source text of each (condition, message)
-    pair of its `for condition, message in (...)` loop."""
+    """The up-front flag checks of a script: the source text of each (condition, message) pair
+    of a `for condition, message in (...)` loop, and of each `if` on `args` alone whose body is
+    one `sys.exit(...)`."""
     source = (ROOT / f"{name}.py").read_text()
-    (loop,) = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.For)
-               and ast.unparse(node.target) == "(condition, message)"]
-    return {ast.get_source_segment(source, check) for check in loop.iter.elts}
+    checks = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.For) and ast.unparse(node.target) == "(condition, message)":
+            checks |= {ast.get_source_segment(source, check) for check in node.iter.elts}
+        names = ({n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+                 if isinstance(node, ast.If) else set())
+        if (names == {"args"} and len(node.body) == 1 and not node.orelse
+                and ast.unparse(node.body[0]).startswith("sys.exit(")):
+            checks.add(ast.get_source_segment(source, node))
+    return checks
 
 
 @pytest.mark.parametrize("family", [TORCH, JAX], ids=["torch", "jax"])
 def test_flag_checks_have_one_form(family: tuple[str, ...]) -> None:
     # The checks are inline in each script's main block, so the comparison of top-level
-    # definitions above does not see them. IMPALA splits minibatches over envs and PPO over
-    # samples, and each has hyperparameters of its own loss, so those checks differ between
-    # the JAX scripts.
-    own = ("num_minibatches", "vtrace_lambda", "clip_coef")
-    checks = {name: {text for text in flag_checks(name) if family == TORCH
-                     or not any(flag in text for flag in own)} for name in family}
+    # definitions above does not see them. The async file checks its own flag; IMPALA splits
+    # minibatches over envs and PPO over samples, and each has hyperparameters of its own loss,
+    # so those checks differ between the JAX scripts.
+    own = ("async_batch_size",) if family == TORCH else ("num_minibatches", "vtrace_lambda",
+                                                          "clip_coef")
+    checks = {name: {text for text in flag_checks(name)
+                     if not any(flag in text for flag in own)} for name in family}
     first, *others = family
     for other in others:
         assert checks[first] == checks[other], \
             f"flag checks differ: {first}.py {checks[first] - checks[other]}, " \
             f"{other}.py {checks[other] - checks[first]}"
-    assert all(flag_checks(name) for name in family)
+    assert all(checks.values())
