@@ -325,7 +325,8 @@ if __name__ == "__main__":
         b_values = torch.as_tensor(values.reshape(-1), device=device)
         b_returns = b_advantages + b_values
 
-        # Optimizing the policy and value network, on the steps whose action the engine used
+        # Optimizing the policy and value network, on the steps whose action the engine used:
+        # 2 steps per env and 8 per minibatch leave each minibatch 2 to normalise advantages
         b_inds = np.nonzero(~dones.reshape(-1))[0]
         clipfracs = []
         for _epoch in range(args.update_epochs):
