@@ -195,12 +195,24 @@ def test_async_serves_every_env() -> None:
 
 
 def test_async_reset_then_step_with_env_id_default() -> None:
-    env = ep.make("CartPole-v1", num_envs=6, batch_size=3)
-    obs, _info = env.reset()
-    assert obs.shape == (3, 4)
-    # env_id omitted: the envs of the last batch.
-    obs, *_, _info2 = env.step(np.zeros(3, np.int32))
-    assert obs.shape == (3, 4)
+    # env_id omitted in async mode: the actions go to the envs of the last batch, in the order
+    # that batch listed them. The test task's reward is the action it stepped with.
+    from envpool_core.registry import register_fault_injection_task
+
+    env = ep.make(register_fault_injection_task(), num_envs=6, batch_size=3, num_actions=100)
+    obs, info = env.reset()
+    assert obs.shape == (3,)
+    batch = info["env_id"].copy()
+    sent = dict(zip(batch.tolist(), (10, 20, 30), strict=True))
+    env.send(np.array([10, 20, 30], np.int32))
+    stepped = {}
+    while len(stepped) < 3:  # until each of those envs is back from its step
+        _, reward, _, _, info = env.recv()
+        for env_id, elapsed, r in zip(info["env_id"], info["elapsed_step"], reward, strict=True):
+            if elapsed == 1 and int(env_id) in sent:  # its first step: the one sent above
+                stepped[int(env_id)] = int(r)
+        env.send(np.zeros(3, np.int32), info["env_id"])
+    assert stepped == sent, (batch, stepped)
 
 
 def test_dict_action_and_dtype_casting() -> None:

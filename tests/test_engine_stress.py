@@ -1,11 +1,13 @@
 """The engine without Python in the loop: builds and runs the C++ tests.
 
-- engine_stress (envpool_core/csrc/tests/engine_stress.cc) steps CartPole for hundreds of
-  thousands of batches in sync and async mode, with more workers than this machine class has
-  cores, and checks that every row is written once by the env it names and that every env is
-  served in proportion and until the end of the run (an env lost mid-run fails it even while
-  the others keep batches completing). A lost env in sync mode shows up as a hang, so the run
-  has a time limit.
+- engine_stress (envpool_core/csrc/tests/engine_stress.cc) steps the test task
+  FaultInjection-v0 (no fault; its reward is its action) for hundreds of thousands of batches
+  in sync and async mode, with more workers than this machine class has cores, and checks
+  that every row is written once by the env it names, that each env steps with the action sent
+  to it although the caller overwrites its one action buffer as soon as send() returns, and
+  that every env is served in proportion and until the end of the run (an env lost mid-run
+  fails it even while the others keep batches completing). A lost env in sync mode shows up
+  as a hang, so the run has a time limit.
 - hot_path_alloc_test replaces the global operator new with a counting one and steps CartPole
   in sync and async mode (sends of at most and of more than 64 env ids, auto-resets on the
   way): after a warm-up, send / recv / release and the workers' steps must make no

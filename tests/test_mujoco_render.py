@@ -175,6 +175,27 @@ def test_pixel_observations() -> None:
         ep.make("CartPole-v1", from_pixels=True)
 
 
+@pytest.mark.parametrize("batch_size", [2, 1])
+def test_pixel_envs_keep_their_gl_contexts_on_the_pools_threads(batch_size: int) -> None:
+    # Every thread that renders keeps an OpenGL context until it ends. Pixel observations are
+    # rendered by whoever steps the env; were that the caller (which steps envs while it waits
+    # in recv(), in sync and async mode, and XLA's threads under xla()), its context would
+    # outlive the pool. So the workers alone step pixel envs: their contexts end with them.
+    from envpool_core import _core
+
+    before = _core.live_render_contexts()
+    env = ep.make("Hopper-v5", num_envs=2, batch_size=batch_size, num_threads=1,
+                  from_pixels=True)
+    env.async_reset()
+    for _ in range(20):
+        info = env.recv()[-1]
+        env.send(np.zeros((batch_size, 3)), info["env_id"])
+    env.recv()
+    assert _core.live_render_contexts() == before + 1  # the one worker's
+    env.close()
+    assert _core.live_render_contexts() == before
+
+
 def test_envpools_render_options() -> None:
     # EnvPool's make takes render_mode ("rgb_array" for frames) and render_env_id (the env
     # render() draws by default), and its render() a camera_id; here they are accepted, and

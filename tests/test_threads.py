@@ -9,12 +9,15 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
 import pytest
 
 import envpool_core as ep
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # With a switch interval this long, a thread waiting for the GIL cannot force its holder to
 # drop it within the test (CPython forces a switch only after the interval), so the waiting
@@ -56,19 +59,27 @@ def test_gil_released_during_recv() -> None:
     env.close()
 
 
-# The child steps a batch that takes minutes (1000 Humanoids, each step 2000 MuJoCo steps) and
-# says "waiting" each time it is about to call recv(). A SIGINT that lands inside recv() must
-# raise KeyboardInterrupt there, long before the batch is done; one that lands just before
-# the call (possible on a loaded machine) only makes it say "waiting" again.
+# The child steps a batch of 1000 Humanoids, each step made to take about 0.05 s on this machine
+# (frame_skip scaled from a probe), so the batch takes about 25 s on its two threads (the worker
+# and the caller, which steps envs while it waits), whatever the machine's speed. It says
+# "waiting" each time it is about to call recv(). A SIGINT that lands inside recv() must raise
+# KeyboardInterrupt there within a tenth of the batch; one that lands just before the call
+# (possible on a loaded machine) only makes it say "waiting" again.
 SLOW_RECV = """
-import os, signal, sys, traceback
+import os, signal, sys, time, traceback
 import numpy as np, envpool_core as ep
 # A child inherits an ignored SIGINT (pytest started as a shell's background job), and Python
 # then leaves it ignored: without its handler the SIGINT would never reach recv().
 signal.signal(signal.SIGINT, signal.default_int_handler)
-env = ep.make("Humanoid-v5", num_envs=1000, num_threads=1, frame_skip=2000)
+probe = ep.make("Humanoid-v5", num_envs=1, frame_skip=500)
+probe.reset()
+start = time.perf_counter()
+probe.step(np.zeros((1, 17)))
+frame_skip = max(500, int(0.05 * 500 / (time.perf_counter() - start)))
+env = ep.make("Humanoid-v5", num_envs=1000, num_threads=1, frame_skip=frame_skip)
 env.reset()
 env.send(np.zeros((1000, 17)))
+print("batch", 1000 * 0.05 / 2, flush=True)
 while True:
     try:  # print() too: a SIGINT can land before the call, even before print() returns
         print("waiting", flush=True)
@@ -93,24 +104,54 @@ def test_ctrl_c_interrupts_recv() -> None:
     reader.start()
     said = []
     try:
+        said.append(lines.get(timeout=120))  # making 1000 Humanoids: seconds
+        assert said[0].startswith("batch"), (said, proc.stderr.read())
+        bound = float(said[0].split()[1]) / 10
         for _ in range(20):
-            # Building 1000 Humanoids, or answering a SIGINT: seconds even on a loaded machine.
             try:
-                said.append(lines.get(timeout=120))
+                said.append(lines.get(timeout=60))
             except queue.Empty:
-                pytest.fail(f"no answer from the child in 120 s after {said}: recv() did not "
+                pytest.fail(f"no answer from the child in 60 s after {said}: recv() did not "
                             f"return to Python on SIGINT (exit code {proc.poll()})")
             if said[-1] != "waiting":
                 break
             time.sleep(0.2)  # let it enter recv(); landing earlier only costs a retry
+            sent = time.monotonic()
             proc.send_signal(signal.SIGINT)
+        latency = time.monotonic() - sent
         assert proc.wait(timeout=60) == 0, (said, proc.stderr.read())
     finally:
         proc.kill()
         proc.wait()
-    # The innermost Python frame of the interrupt is the pool's recv().
+    # The innermost Python frame of the interrupt is the pool's recv(), and it came long
+    # before the batch could have finished.
     words = said[-1].split()
     assert words[:3] == ["interrupted", "in", "recv"] and "envpool_core" in words[3], said
+    assert latency < bound, f"the interrupt took {latency:.1f} s (bound {bound:.1f} s)"
+
+
+# Two tests for a child pytest run with this suite's pytest.ini: the first waits in recv() for a
+# batch of minutes under a 3-second time limit, the second just passes.
+HANGING_TESTS = """
+import numpy as np, pytest, envpool_core as ep
+
+@pytest.mark.timeout(3)
+def test_waits_too_long():
+    env = ep.make("Humanoid-v5", num_envs=200, num_threads=1, frame_skip=20000)
+    env.reset()
+    env.step(np.zeros((200, 17)))
+
+def test_after_it():
+    pass
+"""
+
+
+def test_a_hang_fails_only_its_test(tmp_path: Path) -> None:
+    (tmp_path / "test_hanging.py").write_text(HANGING_TESTS)
+    out = subprocess.run([sys.executable, "-m", "pytest", "-c", str(ROOT / "pytest.ini"),
+                          "--rootdir", str(tmp_path), "-p", "no:cacheprovider", str(tmp_path)],
+                         capture_output=True, text=True, timeout=240)
+    assert "Timeout (>3.0s)" in out.stdout and "1 failed, 1 passed" in out.stdout, out.stdout
 
 
 class _TrackedBuffer(bytearray):
@@ -122,15 +163,16 @@ class _TrackedBuffer(bytearray):
         self.died_on.append(threading.current_thread().name)
 
 
-def test_close_releases_in_flight_actions_with_the_gil() -> None:
+def test_send_keeps_no_reference_to_the_actions() -> None:
+    # send() copies the actions: the caller's array is free the moment send() returns.
     env = ep.make("CartPole-v1", num_envs=8, batch_size=2, num_threads=2)
     env.async_reset()
     _, _, _, _, info = env.recv()
     action = np.frombuffer(_TrackedBuffer(8), dtype=np.int32)  # two int32 actions, zeros
     env.send(action, info["env_id"])
     del action
-    env.close()  # the action may still be held by the engine: it must be dropped under the GIL
     assert _TrackedBuffer.died_on == [threading.main_thread().name]
+    env.close()
 
 
 def test_threads_stepping_one_pool_get_their_own_rows() -> None:

@@ -19,14 +19,17 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "classic/register.h"
 #include "core/env_pool.h"
 #include "core/task_registry.h"
+#include "testing/fault_injection.h"
 #ifdef ENVPOOL_CORE_WITH_ATARI
 #include "atari/register.h"
 #endif
 #ifdef ENVPOOL_CORE_WITH_MUJOCO
+#include "mujoco/mujoco_renderer.h"
 #include "mujoco/register.h"
 #endif
 #ifdef ENVPOOL_CORE_WITH_XLA
@@ -142,24 +145,6 @@ nb::list SpecList(const std::vector<ArraySpec>& specs) {
   return l;
 }
 
-// Called by the engine for each consumed send. XLA's handlers run it without
-// the GIL (for the Python arrays of earlier Python sends), hence the GIL check.
-void ReleaseActionOwner(void* owner) {
-#ifdef ENVPOOL_CORE_WITH_XLA
-  if (XlaTarget::IsStagingOwner(owner)) {
-    XlaTarget::ReleaseStagingOwner(owner);
-    return;
-  }
-#endif
-  if (PyGILState_Check() != 0) {
-    Py_DECREF(static_cast<PyObject*>(owner));
-  } else {
-    PyGILState_STATE state = PyGILState_Ensure();
-    Py_DECREF(static_cast<PyObject*>(owner));
-    PyGILState_Release(state);
-  }
-}
-
 // Checks an array argument: a C-contiguous numpy array of `dtype` and `shape`.
 PyArrayObject* CheckArray(nb::handle obj, const char* what, int npy_type,
                           const std::vector<npy_intp>& shape) {
@@ -195,10 +180,50 @@ const std::int32_t* EnvIds(nb::handle ids, int* n) {
   return static_cast<const std::int32_t*>(PyArray_DATA(arr));
 }
 
+bool InterpreterFinalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing() != 0;
+#else
+  return _Py_IsFinalizing() != 0;
+#endif
+}
+
+// Releases the GIL for a scope (or, with Take()/Release(), parts of it).
+//
+// Python before 3.14 ends a thread that takes the GIL back while the
+// interpreter finalizes (a daemon thread stepping a pool at exit) with
+// pthread_exit, whose unwinding through nanobind's noexcept frames would abort
+// the process. Such a thread parks here instead, until the process ends: it
+// can only be a daemon thread, which the exit does not wait for.
+class GilRelease {
+ public:
+  GilRelease() : state_(PyEval_SaveThread()) {}
+  ~GilRelease() {
+    if (state_ != nullptr) Take();
+  }
+  GilRelease(const GilRelease&) = delete;
+  GilRelease& operator=(const GilRelease&) = delete;
+
+  // Takes the GIL back (parking during finalization); `unlock`, if given, is
+  // unlocked before parking, so that the parked thread holds no pool's lock.
+  void Take(std::unique_lock<std::mutex>* unlock = nullptr) {
+    if (InterpreterFinalizing()) {
+      if (unlock != nullptr) unlock->unlock();
+      for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+    }
+    PyEval_RestoreThread(state_);
+    state_ = nullptr;
+  }
+  void Release() { state_ = PyEval_SaveThread(); }
+
+ private:
+  PyThreadState* state_;
+};
+
 class PyEnvPool {
  public:
   explicit PyEnvPool(const PySpec& s)
-      : pool_(TaskRegistry::Global().Get(s.task_id), s.spec, ReleaseActionOwner) {
+      : pool_(TaskRegistry::Global().Get(s.task_id), s.spec) {
     const ArraySpec& a = pool_.spec().action;
     action_shape_.push_back(0);
     for (int d : a.shape) action_shape_.push_back(d);
@@ -248,12 +273,18 @@ class PyEnvPool {
   // reset() of the Python API: resets and receives under one lock, as Step.
   // Checked before the reset is queued: a reset that no recv() could return
   // would leave its envs in flight, blocking later resets.
-  nb::tuple ResetRecv(nb::handle env_ids) {
+  // `seeds`: None, or a uint64 array of one seed per id (Env::Seed first).
+  nb::tuple ResetRecv(nb::handle env_ids, nb::handle seeds) {
     auto lock = Lock();
     int n;
     const std::int32_t* ids = EnvIds(env_ids, &n);
+    const std::uint64_t* seed_data = nullptr;
+    if (!seeds.is_none()) {
+      PyArrayObject* arr = CheckArray(seeds, "seed", NPY_UINT64, {n});
+      seed_data = static_cast<const std::uint64_t*>(PyArray_DATA(arr));
+    }
     pool_.CheckRecvPossible(n, "reset");
-    pool_.Reset(ids, n);
+    pool_.Reset(ids, n, seed_data);
     return RecvLocked();
   }
 
@@ -279,7 +310,7 @@ class PyEnvPool {
     auto* pixels =
         static_cast<std::uint8_t*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(out.ptr())));
     {
-      nb::gil_scoped_release release;  // workers render; a frame can take a while
+      GilRelease gil;  // workers render; a frame can take a while
       pool_.Render(ids, n, pixels);
     }
     return out;
@@ -288,10 +319,10 @@ class PyEnvPool {
   void Close() {
     auto lock = Lock();
     {
-      nb::gil_scoped_release release;  // joining can take a step's time; workers need no GIL
+      GilRelease gil;  // joining can take a step's time; workers need no GIL
       pool_.StopWorkers();
     }
-    pool_.Close();  // releases the held action arrays: needs the GIL
+    pool_.Close();
   }
 
   std::vector<std::string> Columns() const {
@@ -301,8 +332,6 @@ class PyEnvPool {
   }
 
 #ifdef ENVPOOL_CORE_WITH_XLA
-  // Declared before pool_ so that it outlives it: the engine hands staging
-  // buffers back to it while it is destroyed.
   std::shared_ptr<XlaTarget> xla_;
 #endif
   EnvPool pool_;
@@ -312,32 +341,24 @@ class PyEnvPool {
     int n;
     const std::int32_t* ids = EnvIds(env_ids, &n);
     action_shape_[0] = n;
-    PyArrayObject* arr = CheckArray(action, "action", NumpyType(pool_.spec().action.dtype), action_shape_);
-    CheckActionValues(pool_.spec().action, PyArray_DATA(arr), static_cast<std::size_t>(PyArray_SIZE(arr)));
-    pool_.ReleaseConsumedActions();
-    Py_INCREF(action.ptr());
-    try {
-      pool_.Send(static_cast<const std::uint8_t*>(PyArray_DATA(arr)), ids, n, action.ptr());
-    } catch (...) {
-      Py_DECREF(action.ptr());
-      throw;
-    }
+    DType dtype = pool_.spec().action.dtype;
+    PyArrayObject* arr = CheckArray(action, "action", NumpyType(dtype), action_shape_);
+    pool_.Send(PyArray_DATA(arr), dtype, ids, n);  // copies: the caller may reuse `action`
   }
 
   nb::tuple RecvLocked() {
-    pool_.ReleaseConsumedActions();
     pool_.CheckRecvPossible();
     {
-      nb::gil_scoped_release release;
+      GilRelease gil;
       // Wake up now and then to let Ctrl-C interrupt a long wait.
       while (!pool_.WaitForBatch(std::chrono::milliseconds(50))) {
-        nb::gil_scoped_acquire acquire;
+        gil.Take();
         if (PyErr_CheckSignals() != 0) throw nb::python_error();
+        gil.Release();
       }
     }
     int rows;
     OutputBlock* block = pool_.TakeBatch(&rows);
-    pool_.ReleaseConsumedActions();
     PyObject* owner = PyCapsule_New(block, nullptr, [](PyObject* cap) {
       static_cast<OutputBlock*>(PyCapsule_GetPointer(cap, nullptr))->Release();
     });
@@ -369,15 +390,16 @@ class PyEnvPool {
   // Serialises the engine calls of Python threads sharing the pool (recv and
   // close wait without the GIL, so the GIL alone does not) and, once xla() was
   // used, of XLA computations stepping it, through the XLA target's mutex.
-  // Blocks without the GIL, so an XLA handler that needs the GIL
-  // (ReleaseActionOwner) cannot deadlock with us.
+  // Blocks without the GIL, so that the thread holding the lock can take the
+  // GIL (to raise Ctrl-C, say) and finish.
   std::unique_lock<std::mutex> Lock() {
     for (;;) {
       std::mutex& mutex = CurrentMutex();
       std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
       if (!lock.owns_lock()) {
-        nb::gil_scoped_release release;
+        GilRelease gil;
         lock.lock();
+        gil.Take(&lock);
       }
       // xla() may have switched the pool to its target's mutex while we waited.
       if (&mutex == &CurrentMutex()) return lock;
@@ -423,7 +445,14 @@ NB_MODULE(_core, m) {
     }
   });
 
+  // An env's failure (its message names the task and env); a pool whose env
+  // failed in reset or step raises it from every call until it is closed.
+  nb::exception<EnvError>(m, "EnvError", PyExc_RuntimeError);
+
   RegisterClassicTasks(TaskRegistry::Global());
+  m.def("register_fault_injection_task",
+        [] { testing::RegisterFaultInjectionTask(TaskRegistry::Global()); },
+        "Registers FaultInjection-v0, the test-only task that throws on request.");
 
   m.def("list_tasks", [] { return TaskRegistry::Global().Ids(); });
   m.def("task_options", [](const std::string& task_id) {
@@ -440,6 +469,8 @@ NB_MODULE(_core, m) {
   m.def("register_mujoco_tasks",
         [](const std::string& asset_dir) { RegisterMujocoTasks(TaskRegistry::Global(), asset_dir); },
         "Registers the MuJoCo tasks, reading model XML files from asset_dir.");
+  m.def("live_render_contexts", &mujoco::LiveRenderContexts,
+        "The OpenGL contexts MuJoCo's renderer holds now, one per thread that rendered.");
 #endif
 
   nb::list common;
@@ -470,7 +501,7 @@ NB_MODULE(_core, m) {
       .def("reset", &PyEnvPool::Reset, nb::arg("env_id"))
       .def("recv", &PyEnvPool::Recv)
       .def("step", &PyEnvPool::Step, nb::arg("action"), nb::arg("env_id"))
-      .def("reset_recv", &PyEnvPool::ResetRecv, nb::arg("env_id"))
+      .def("reset_recv", &PyEnvPool::ResetRecv, nb::arg("env_id"), nb::arg("seed").none())
       .def("render", &PyEnvPool::Render, nb::arg("env_id"))
       .def("close", &PyEnvPool::Close)
       .def_prop_ro("columns", &PyEnvPool::Columns)

@@ -171,7 +171,9 @@ EnvSpec AtariEnv::MakeSpec(const Config& config) {
 
 AtariEnv::AtariEnv(const EnvSpec& spec, std::uint64_t seed)
     : ale_(std::make_unique<ale::ALEInterface>()),
-      noop_rng_(static_cast<std::mt19937::result_type>(seed)),
+      rom_path_(spec.config.GetString("rom_path")),
+      mode_(spec.config.GetInt("mode")),
+      difficulty_(spec.config.GetInt("difficulty")),
       noop_count_(0, std::max(0, static_cast<int>(spec.config.GetInt("noop_max")) - 1)),
       frame_skip_(static_cast<int>(spec.config.GetInt("frame_skip"))),
       noop_max_(static_cast<int>(spec.config.GetInt("noop_max"))),
@@ -194,17 +196,7 @@ AtariEnv::AtariEnv(const EnvSpec& spec, std::uint64_t seed)
       linear_(screen_height_, screen_width_, height_, width_) {
   ale_->setFloat("repeat_action_probability",
                  static_cast<float>(spec.config.GetFloat("repeat_action_probability")));
-  // ALE wants a non-negative int; its RNG drives the sticky actions.
-  ale_->setInt("random_seed", static_cast<int>(seed % 2147483648ULL));
-  ale_->loadROM(spec.config.GetString("rom_path"));
-  // Applied by every reset_game from now on, as gymnasium's AtariEnv sets them; MakeSpec
-  // checked that the game has them.
-  if (std::int64_t mode = spec.config.GetInt("mode"); mode >= 0) {
-    ale_->setMode(static_cast<ale::game_mode_t>(mode));
-  }
-  if (std::int64_t difficulty = spec.config.GetInt("difficulty"); difficulty >= 0) {
-    ale_->setDifficulty(static_cast<ale::difficulty_t>(difficulty));
-  }
+  LoadGame(seed);
   // The buffers above are sized from MakeSpec's look at the console; a
   // screen of another size would overrun them.
   const ale::ALEScreen& screen = ale_->getScreen();
@@ -226,6 +218,27 @@ AtariEnv::AtariEnv(const EnvSpec& spec, std::uint64_t seed)
   for (auto& r : raw_) r.assign(raw_size_, 0);
   frames_.assign(frame_size_ * static_cast<std::size_t>(stack_num_), 0);
   gray_ = AleGrayscaleTable(*ale_);
+}
+
+void AtariEnv::LoadGame(std::uint64_t seed) {
+  // ALE wants a non-negative int; its RNG drives the sticky actions. ALE reads
+  // it when it loads the ROM, as gymnasium's AtariEnv.seed() relies on.
+  ale_->setInt("random_seed", static_cast<int>(seed % 2147483648ULL));
+  ale_->loadROM(rom_path_);
+  // Applied by every reset_game from now on, as gymnasium's AtariEnv sets them; MakeSpec
+  // checked that the game has them.
+  if (mode_ >= 0) ale_->setMode(static_cast<ale::game_mode_t>(mode_));
+  if (difficulty_ >= 0) ale_->setDifficulty(static_cast<ale::difficulty_t>(difficulty_));
+  noop_rng_.seed(static_cast<std::mt19937::result_type>(seed));
+  noop_count_.reset();
+}
+
+void AtariEnv::Seed(std::uint64_t seed) {
+  LoadGame(seed);
+  // The next Reset starts a new game, as a new env's first does.
+  continue_game_ = false;
+  lives_ = 0;
+  episode_steps_ = 0;
 }
 
 std::unique_ptr<GrayscaleTable> AleGrayscaleTable(ale::ALEInterface& ale) {

@@ -34,6 +34,8 @@ class AtariEnv : public Env {
   bool Reset(OutputRow& row) override;
   void Step(const void* action, OutputRow& row) override;
   void Render(std::uint8_t* rgb) override;
+  // Reloads the ROM with the new seed, as a new env of that seed loads it.
+  void Seed(std::uint64_t seed) override;
 
   // Checks the ROM (exists, readable, known to ALE) and the observation size
   // against the game's screen, and builds the spec; render_shape holds the
@@ -49,8 +51,13 @@ class AtariEnv : public Env {
   // into every slot (the first frame of an episode).
   void PushFrame(const std::uint8_t* raw, bool fill);
   void WriteOutput(OutputRow& row, float info_reward);
+  // Seeds ALE and the no-op draws, loads the ROM and sets its mode and difficulty.
+  void LoadGame(std::uint64_t seed);
 
   std::unique_ptr<ale::ALEInterface> ale_;
+  std::string rom_path_;
+  std::int64_t mode_;        // -1: the game's default
+  std::int64_t difficulty_;  // -1: the game's default
   std::vector<int> action_set_;  // ale::Action values
   // No-op start counts, drawn as EnvPool draws them (the same engine, seed and
   // distribution), so that a seed gives EnvPool's games.

@@ -37,7 +37,7 @@ double Bound(double x, double m, double big_m) { return std::min(std::max(x, m),
 }  // namespace
 
 AcrobotEnv::AcrobotEnv(const EnvSpec& spec, std::uint64_t seed)
-    : rng_(static_cast<std::mt19937::result_type>(seed)),
+    : ClassicEnv(seed),
       torque_noise_max_(spec.config.GetFloat("torque_noise_max")),
       state_in_info_(spec.config.GetBool("state_in_info")) {}
 

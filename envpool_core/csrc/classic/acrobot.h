@@ -4,14 +4,13 @@
 
 #include <array>
 #include <cstdint>
-#include <random>
 
-#include "core/env.h"
+#include "classic/classic_env.h"
 #include "core/task_registry.h"
 
 namespace envpool_core::classic {
 
-class AcrobotEnv : public Env {
+class AcrobotEnv : public ClassicEnv {
  public:
   AcrobotEnv(const EnvSpec& spec, std::uint64_t seed);
   bool Reset(OutputRow& row) override;
@@ -25,7 +24,6 @@ class AcrobotEnv : public Env {
   static Augmented Dsdt(const Augmented& s);
   void WriteObs(OutputRow& row) const;
 
-  std::mt19937 rng_;  // seeded and drawn as EnvPool's, so a seed gives EnvPool's starts
   std::array<double, 4> state_{};  // theta1, theta2, dtheta1, dtheta2
   double torque_noise_max_;
   bool state_in_info_;

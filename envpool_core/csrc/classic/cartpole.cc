@@ -22,7 +22,7 @@ constexpr double kXThreshold = 2.4;
 }  // namespace
 
 CartPoleEnv::CartPoleEnv(const EnvSpec& spec, std::uint64_t seed)
-    : rng_(static_cast<std::mt19937::result_type>(seed)),
+    : ClassicEnv(seed),
       state_in_info_(spec.config.GetBool("state_in_info")) {}
 
 EnvSpec CartPoleEnv::MakeSpec(const Config& config) {

@@ -3,14 +3,13 @@
 
 #include <array>
 #include <cstdint>
-#include <random>
 
-#include "core/env.h"
+#include "classic/classic_env.h"
 #include "core/task_registry.h"
 
 namespace envpool_core::classic {
 
-class CartPoleEnv : public Env {
+class CartPoleEnv : public ClassicEnv {
  public:
   CartPoleEnv(const EnvSpec& spec, std::uint64_t seed);
   bool Reset(OutputRow& row) override;
@@ -21,7 +20,6 @@ class CartPoleEnv : public Env {
  private:
   void WriteObs(OutputRow& row) const;
 
-  std::mt19937 rng_;  // seeded and drawn as EnvPool's, so a seed gives EnvPool's starts
   std::array<double, 4> state_{};
   bool state_in_info_;
 };

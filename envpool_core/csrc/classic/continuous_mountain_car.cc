@@ -21,7 +21,7 @@ constexpr double kGoalReward = 100.0;
 }  // namespace
 
 ContinuousMountainCarEnv::ContinuousMountainCarEnv(const EnvSpec& spec, std::uint64_t seed)
-    : rng_(static_cast<std::mt19937::result_type>(seed)),
+    : ClassicEnv(seed),
       goal_velocity_(spec.config.GetFloat("goal_velocity")),
       state_in_info_(spec.config.GetBool("state_in_info")) {}
 

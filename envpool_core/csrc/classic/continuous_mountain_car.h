@@ -4,14 +4,13 @@
 
 #include <array>
 #include <cstdint>
-#include <random>
 
-#include "core/env.h"
+#include "classic/classic_env.h"
 #include "core/task_registry.h"
 
 namespace envpool_core::classic {
 
-class ContinuousMountainCarEnv : public Env {
+class ContinuousMountainCarEnv : public ClassicEnv {
  public:
   ContinuousMountainCarEnv(const EnvSpec& spec, std::uint64_t seed);
   bool Reset(OutputRow& row) override;
@@ -25,7 +24,6 @@ class ContinuousMountainCarEnv : public Env {
   bool Integrate(float action);
   void WriteObs(OutputRow& row) const;
 
-  std::mt19937 rng_;  // seeded and drawn as EnvPool's, so a seed gives EnvPool's starts
   std::array<double, 2> state_{};  // position, velocity
   // gymnasium's state is a float64 array after reset and a float32 array after
   // a step, and the dtype decides the precision of the next step.

@@ -3,14 +3,13 @@
 
 #include <array>
 #include <cstdint>
-#include <random>
 
-#include "core/env.h"
+#include "classic/classic_env.h"
 #include "core/task_registry.h"
 
 namespace envpool_core::classic {
 
-class MountainCarEnv : public Env {
+class MountainCarEnv : public ClassicEnv {
  public:
   MountainCarEnv(const EnvSpec& spec, std::uint64_t seed);
   bool Reset(OutputRow& row) override;
@@ -21,7 +20,6 @@ class MountainCarEnv : public Env {
  private:
   void WriteObs(OutputRow& row) const;
 
-  std::mt19937 rng_;  // seeded and drawn as EnvPool's, so a seed gives EnvPool's starts
   std::array<double, 2> state_{};  // position, velocity
   double goal_velocity_;
   bool state_in_info_;

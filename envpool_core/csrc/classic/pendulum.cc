@@ -23,7 +23,7 @@ double AngleNormalize(double x) { return PyMod(x + kPi, 2 * kPi) - kPi; }
 }  // namespace
 
 PendulumEnv::PendulumEnv(const EnvSpec& spec, std::uint64_t seed)
-    : rng_(static_cast<std::mt19937::result_type>(seed)),
+    : ClassicEnv(seed),
       g_(spec.config.GetFloat("g")),
       state_in_info_(spec.config.GetBool("state_in_info")) {}
 

@@ -1,6 +1,7 @@
 #include "core/array_spec.h"
 
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -64,6 +65,32 @@ void CheckActionValues(const ArraySpec& spec, const void* data, std::size_t coun
                                     "continuous actions must be finite");
       }
     }
+  }
+}
+
+namespace {
+template <typename To, typename From>
+void Convert(const void* src, void* dst, std::size_t count) {
+  const auto* f = static_cast<const From*>(src);
+  auto* t = static_cast<To*>(dst);
+  for (std::size_t i = 0; i < count; ++i) t[i] = static_cast<To>(f[i]);
+}
+}  // namespace
+
+void CopyElements(DType from, const void* src, DType to, void* dst, std::size_t count) {
+  if (from == to) {
+    std::memcpy(dst, src, count * DTypeSize(from));
+  } else if (from == DType::kFloat32 && to == DType::kFloat64) {
+    Convert<double, float>(src, dst, count);
+  } else if (from == DType::kFloat64 && to == DType::kFloat32) {
+    Convert<float, double>(src, dst, count);
+  } else if (from == DType::kInt32 && to == DType::kInt64) {
+    Convert<std::int64_t, std::int32_t>(src, dst, count);
+  } else if (from == DType::kInt64 && to == DType::kInt32) {
+    Convert<std::int32_t, std::int64_t>(src, dst, count);
+  } else {
+    throw std::invalid_argument(std::string("cannot convert ") + DTypeName(from) + " to " +
+                                DTypeName(to));
   }
 }
 

@@ -53,6 +53,12 @@ ArraySpec MakeArraySpec(std::string name, std::vector<int> shape, std::vector<do
 // reported instead of silently corrupting an env.
 void CheckActionValues(const ArraySpec& spec, const void* data, std::size_t count);
 
+// Copies `count` elements of dtype `from` at `src` to `dst` as dtype `to`:
+// the same dtype, or float32 <-> float64, int32 <-> int64 (what JAX uses for a
+// 64-bit dtype without jax_enable_x64). Throws std::invalid_argument for other
+// pairs.
+void CopyElements(DType from, const void* src, DType to, void* dst, std::size_t count);
+
 // A discrete action in [0, n): int32 scalar.
 ArraySpec DiscreteActionSpec(int n);
 

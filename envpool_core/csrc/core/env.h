@@ -4,7 +4,9 @@
 // engine owns everything that is common to all envs: episode step counting,
 // time-limit truncation, auto-reset, done/discount/step_type and the batch
 // layout. An Env only writes its observation and info arrays straight into the
-// output row it is handed, and reports reward and termination.
+// output row it is handed, and reports reward and termination. An Env may
+// throw from any of its methods: the engine turns that into a Python exception
+// naming the task and env, never an abort.
 #pragma once
 
 #include <array>
@@ -28,6 +30,10 @@ struct EnvSpec {
   std::vector<int> render_shape;
   // Env steps per second of simulated time (gymnasium's metadata["render_fps"]); 0: no render.
   double render_fps = 0.0;
+  // True when stepping holds per-thread resources (an OpenGL context for
+  // from_pixels): only the pool's workers then step, never the caller's thread
+  // or XLA's, so those resources live and die with the pool's threads.
+  bool steps_on_workers_only = false;
 };
 
 // dm_env step types.
@@ -80,6 +86,10 @@ class Env {
 
   // Writes the current frame as height x width x 3 uint8 (EnvSpec::render_shape).
   virtual void Render(std::uint8_t* /*rgb*/) {}
+
+  // Reseeds the env's random streams as if it had been made with `seed`: the
+  // next Reset() starts the episode a new env of that seed starts with.
+  virtual void Seed(std::uint64_t seed) = 0;
 };
 
 }  // namespace envpool_core

@@ -1,9 +1,11 @@
 #include "core/env_pool.h"
 
 #include <algorithm>
+#include <cstring>
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #if defined(__linux__)
@@ -39,21 +41,21 @@ void PinCurrentThread(int core) {
 
 }  // namespace
 
-EnvPool::EnvPool(const TaskDef& task, EnvSpec spec, void (*release_action)(void*))
+EnvPool::EnvPool(const TaskDef& task, EnvSpec spec)
     : spec_(std::move(spec)),
       num_envs_(static_cast<int>(spec_.config.GetInt("num_envs"))),
       batch_size_(static_cast<int>(spec_.config.GetInt("batch_size"))),
       num_threads_(static_cast<int>(spec_.config.GetInt("num_threads"))),
       max_episode_steps_(static_cast<std::int32_t>(spec_.config.GetInt("max_episode_steps"))),
       envs_(static_cast<std::size_t>(num_envs_)),
+      actions_(spec_.action.NumBytes() * static_cast<std::size_t>(num_envs_)),
       blocks_(std::make_shared<OutputBlockPool>(BlockLayout(OutputColumns(spec_), batch_size_))),
       ring_(is_sync() ? 1 : static_cast<std::size_t>((num_envs_ + batch_size_ - 1) / batch_size_ + 1)),
       in_flight_(static_cast<std::size_t>(num_envs_), false),
       id_stamps_(static_cast<std::size_t>(num_envs_), 0U),
-      action_records_(static_cast<std::size_t>(num_envs_) + 1),
-      release_action_(release_action),
       env_queues_(is_sync() ? 1 : num_threads_, static_cast<std::size_t>(num_envs_)),
-      control_(static_cast<std::size_t>(num_envs_ + num_threads_)) {
+      control_(static_cast<std::size_t>(num_envs_ + num_threads_)),
+      render_ids_(static_cast<std::size_t>(num_envs_)) {
   // Build the envs in parallel: some (Atari ROMs, MuJoCo models) take milliseconds each.
   const std::vector<std::int64_t>& seeds = spec_.config.GetIntList("seed");
   std::atomic<int> next{0};
@@ -72,35 +74,64 @@ EnvPool::EnvPool(const TaskDef& task, EnvSpec spec, void (*release_action)(void*
   };
   {
     std::vector<std::thread> builders;
-    for (int t = 1; t < std::min(num_threads_, num_envs_); ++t) builders.emplace_back(build);
+    for (int t = 1; t < std::min(num_threads_, num_envs_); ++t) {
+      try {
+        builders.emplace_back(build);
+      } catch (const std::system_error&) {
+        break;  // the threads already started (and this one) build the rest
+      }
+    }
     build();
     for (auto& b : builders) b.join();
   }
   if (error) std::rethrow_exception(error);
-  // Spread the first steps over the workers.
-  for (int i = 0; i < num_envs_; ++i) envs_[static_cast<std::size_t>(i)].home = i % num_threads_;
-
+  std::size_t action_bytes = spec_.action.NumBytes();
+  for (int i = 0; i < num_envs_; ++i) {
+    EnvSlot& slot = envs_[static_cast<std::size_t>(i)];
+    slot.action = actions_.data() + action_bytes * static_cast<std::size_t>(i);
+    slot.home = i % num_threads_;  // spread the first steps over the workers
+  }
   for (auto& slot : ring_) {
     slot.block = blocks_->Acquire();
     slot.expected.store(is_sync() ? 0 : batch_size_, std::memory_order_relaxed);
   }
-  for (int r = num_envs_; r >= 0; --r) free_records_.push_back(r);
-  active_records_.reserve(action_records_.size());
+  try {
+    StartWorkers();
+  } catch (...) {
+    Close();
+    throw;
+  }
+}
 
+void EnvPool::StartWorkers() {
   int offset = static_cast<int>(spec_.config.GetInt("thread_affinity_offset"));
   int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   for (int t = 0; t < num_threads_; ++t) {
-    workers_.emplace_back([this, t, offset, cores] {
-      if (offset >= 0) PinCurrentThread((offset + t) % cores);
-      WorkerLoop(t);
-    });
+    try {
+      workers_.emplace_back([this, t, offset, cores] {
+#if defined(__linux__)
+        pthread_setname_np(pthread_self(), kWorkerThreadName);
+#endif
+        if (offset >= 0) PinCurrentThread((offset + t) % cores);
+        WorkerLoop(t);
+      });
+    } catch (const std::system_error& e) {
+      throw std::runtime_error("cannot start worker thread " + std::to_string(t + 1) + " of " +
+                               std::to_string(num_threads_) + " (" + e.what() +
+                               "): make the pool with fewer num_threads");
+    }
   }
 }
 
 EnvPool::~EnvPool() { Close(); }
 
-void EnvPool::CheckIds(const std::int32_t* ids, int n, const char* what) {
+void EnvPool::CheckUsable(const char* what) const {
   if (closed_) throw std::logic_error(std::string("cannot ") + what + ": the pool is closed");
+  if (broken_.load(std::memory_order_acquire)) throw EnvError(failure_);
+}
+
+void EnvPool::CheckIds(const std::int32_t* ids, int n, const char* what) {
+  CheckUsable(what);
   for (int i = 0; i < n; ++i) {
     std::int32_t id = ids[i];
     if (id < 0 || id >= num_envs_) {
@@ -129,34 +160,36 @@ void EnvPool::CheckIds(const std::int32_t* ids, int n, const char* what) {
   }
 }
 
-void EnvPool::Send(const std::uint8_t* actions, const std::int32_t* ids, int n, void* owner) {
+void EnvPool::Send(const void* actions, DType dtype, const std::int32_t* ids, int n) {
   CheckIds(ids, n, "send");
-  if (n == 0) return;
-  int record = free_records_.back();
-  free_records_.pop_back();
-  action_records_[static_cast<std::size_t>(record)].owner = owner;
-  action_records_[static_cast<std::size_t>(record)].remaining.store(n, std::memory_order_relaxed);
-  active_records_.push_back(record);
-  std::size_t row_bytes = spec_.action.NumBytes();
+  const ArraySpec& spec = spec_.action;
+  std::size_t count = spec.NumElements();
+  std::size_t row_bytes = count * DTypeSize(dtype);
+  // The envs are not in flight (checked), so no worker reads their rows now.
   for (int i = 0; i < n; ++i) {
-    EnvSlot& slot = envs_[static_cast<std::size_t>(ids[i])];
-    slot.action = actions + row_bytes * static_cast<std::size_t>(i);
-    slot.action_record = record;
+    std::uint8_t* row = envs_[static_cast<std::size_t>(ids[i])].action;
+    CopyElements(dtype, static_cast<const std::uint8_t*>(actions) + row_bytes * static_cast<std::size_t>(i),
+                 spec.dtype, row, count);
+    // Checked once copied: the caller's array cannot change under the check.
+    CheckActionValues(spec, row, count);
   }
+  for (int i = 0; i < n; ++i) envs_[static_cast<std::size_t>(ids[i])].reset_requested = false;
   Enqueue(ids, n);
 }
 
-void EnvPool::Reset(const std::int32_t* ids, int n) {
+void EnvPool::Reset(const std::int32_t* ids, int n, const std::uint64_t* seeds) {
   CheckIds(ids, n, "reset");
   for (int i = 0; i < n; ++i) {
     EnvSlot& slot = envs_[static_cast<std::size_t>(ids[i])];
-    slot.action = nullptr;
-    slot.action_record = -1;
+    slot.reset_requested = true;
+    slot.reseed = seeds != nullptr;
+    if (seeds != nullptr) slot.seed = seeds[i];
   }
   Enqueue(ids, n);
 }
 
 void EnvPool::Enqueue(const std::int32_t* ids, int n) {
+  if (n == 0) return;
   for (int i = 0; i < n; ++i) {
     in_flight_[static_cast<std::size_t>(ids[i])] = true;
     if (is_sync()) {
@@ -174,7 +207,7 @@ void EnvPool::Enqueue(const std::int32_t* ids, int n) {
   }
   // In sync mode the caller steps envs itself while it waits in recv(), so one
   // item is left to it: a single-env step then costs no thread wake-up at all.
-  WakeWorkers(is_sync() ? n - 1 : n);
+  WakeWorkers(is_sync() && !spec_.steps_on_workers_only ? n - 1 : n);
 }
 
 void EnvPool::WakeWorkers(int n) {
@@ -217,8 +250,8 @@ void EnvPool::WorkerLoop(int worker_index) {
     if (!control) {
       RunEnv(id, worker_index);
     } else if (id == kStopToken) {
-      // Envs already queued are stepped before the workers go.
-      while (env_queues_.Pop(worker_index, &id)) RunEnv(id, worker_index);
+      // Envs still queued are left: nobody can receive their results any more, and a
+      // batch of long steps (interrupted by Ctrl-C, say) would hold close() up.
       return;
     } else {
       RenderOne(kFirstRenderToken - id);
@@ -246,27 +279,34 @@ void EnvPool::RunEnv(int env_id, int stepper) {
 
   bool done = false;
   bool trunc = false;
-  std::int32_t step_type;
-  if (slot.action == nullptr || slot.needs_reset) {
-    // Auto-reset: the action sent after an episode ended is ignored.
-    if (slot.env->Reset(out)) slot.elapsed_step = 0;
-    out.reward = 0.0F;
-    out.discount = 1.0F;
-    slot.needs_reset = false;
-    step_type = kStepFirst;
-  } else {
-    slot.env->Step(slot.action, out);
-    ++slot.elapsed_step;
-    trunc = !out.terminated && slot.elapsed_step >= max_episode_steps_;
-    done = out.terminated || trunc;
-    if (out.terminated) out.discount = 0.0F;
-    slot.needs_reset = done;
-    step_type = done ? kStepLast : kStepMid;
-  }
-  if (slot.action_record >= 0) {
-    action_records_[static_cast<std::size_t>(slot.action_record)].remaining.fetch_sub(
-        1, std::memory_order_release);
-    slot.action_record = -1;
+  std::int32_t step_type = kStepFirst;
+  bool resetting = slot.reset_requested || slot.needs_reset;
+  // An env's exception completes its row all the same (so no wait hangs) and
+  // breaks the pool; the row is never handed out.
+  try {
+    if (resetting) {
+      // Auto-reset: the action sent after an episode ended is ignored.
+      if (slot.reseed) {
+        slot.reseed = false;
+        slot.env->Seed(slot.seed);
+      }
+      if (slot.env->Reset(out)) slot.elapsed_step = 0;
+      out.reward = 0.0F;
+      out.discount = 1.0F;
+      slot.needs_reset = false;
+    } else {
+      slot.env->Step(slot.action, out);
+      ++slot.elapsed_step;
+      trunc = !out.terminated && slot.elapsed_step >= max_episode_steps_;
+      done = out.terminated || trunc;
+      if (out.terminated) out.discount = 0.0F;
+      slot.needs_reset = done;
+      step_type = done ? kStepLast : kStepMid;
+    }
+  } catch (const std::exception& e) {
+    Fail(env_id, resetting ? "reset" : "step", e.what());
+  } catch (...) {
+    Fail(env_id, resetting ? "reset" : "step", "an exception that is not a std::exception");
   }
   *out.Column<std::int32_t>(kColEnvId) = env_id;
   *out.Column<std::int32_t>(kColPlayersEnvId) = env_id;
@@ -285,6 +325,16 @@ void EnvPool::RunEnv(int env_id, int stepper) {
   }
 }
 
+void EnvPool::Fail(int env_id, const char* stage, const char* message) {
+  std::lock_guard<std::mutex> lock(caller_mutex_);
+  if (broken_.load(std::memory_order_relaxed)) return;  // the first failure is the one reported
+  failure_ = "env " + std::to_string(env_id) + " of " + spec_.config.GetString("task_id") +
+             " failed in " + stage + ": " + message +
+             ". The pool is broken: close() it and make a new one";
+  broken_.store(true, std::memory_order_release);
+  caller_cv_.notify_one();  // a waiting recv() raises now
+}
+
 bool EnvPool::BatchReady() const {
   const BlockSlot& slot = ring_[static_cast<std::size_t>(recv_block_ % static_cast<std::int64_t>(ring_.size()))];
   int expected = slot.expected.load(std::memory_order_acquire);
@@ -292,7 +342,7 @@ bool EnvPool::BatchReady() const {
 }
 
 void EnvPool::CheckRecvPossible(int more_in_flight, const char* what) const {
-  if (closed_) throw std::logic_error(std::string("cannot ") + what + ": the pool is closed");
+  CheckUsable(what);
   int in_flight = in_flight_count_ + more_in_flight;
   if (in_flight == 0) {
     throw std::logic_error("recv() with nothing in flight: call send() or reset() first");
@@ -307,32 +357,37 @@ void EnvPool::CheckRecvPossible(int more_in_flight, const char* what) const {
 
 bool EnvPool::WaitForBatch(std::chrono::microseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto ready = [this] { return BatchReady() || broken_.load(std::memory_order_acquire); };
   int id;
-  while (!BatchReady()) {
-    // The caller starts at the next queue each time: always starting at the
-    // same one, it served only that queue's envs whenever the workers got no
-    // CPU (another process busy), and the other envs never came back.
-    caller_queue_ = (caller_queue_ + 1) % env_queues_.size();
-    if (env_queues_.Pop(caller_queue_, &id)) {
-      RunEnv(id, num_threads_);
-      // Return now and then even while there is work, so Ctrl-C stays responsive.
-      if (std::chrono::steady_clock::now() >= deadline) return BatchReady();
-      continue;
+  while (!ready()) {
+    // Envs that keep per-thread resources are stepped by the workers only.
+    if (!spec_.steps_on_workers_only) {
+      // The caller starts at the next queue each time: always starting at the
+      // same one, it served only that queue's envs whenever the workers got no
+      // CPU (another process busy), and the other envs never came back.
+      caller_queue_ = (caller_queue_ + 1) % env_queues_.size();
+      if (env_queues_.Pop(caller_queue_, &id)) {
+        RunEnv(id, num_threads_);
+        // Return now and then even while there is work, so Ctrl-C stays responsive.
+        if (std::chrono::steady_clock::now() >= deadline) return ready();
+        continue;
+      }
     }
     for (int i = 0; i < kCallerSpins; ++i) {
-      if (BatchReady()) return true;
+      if (ready()) return true;
       CpuRelax();
     }
     caller_waiting_.store(true, std::memory_order_seq_cst);
     std::unique_lock<std::mutex> lock(caller_mutex_);
-    bool ready = caller_cv_.wait_until(lock, deadline, [this] { return BatchReady(); });
+    bool finished = caller_cv_.wait_until(lock, deadline, ready);
     caller_waiting_.store(false, std::memory_order_relaxed);
-    return ready;
+    return finished;
   }
   return true;
 }
 
 OutputBlock* EnvPool::TakeBatch(int* rows) {
+  if (broken_.load(std::memory_order_acquire)) throw EnvError(failure_);
   BlockSlot& slot = ring_[static_cast<std::size_t>(recv_block_ % static_cast<std::int64_t>(ring_.size()))];
   OutputBlock* block = slot.block;
   int n = slot.expected.load(std::memory_order_acquire);
@@ -351,29 +406,20 @@ OutputBlock* EnvPool::TakeBatch(int* rows) {
   return block;
 }
 
-void EnvPool::ReleaseConsumedActions() {
-  for (std::size_t i = 0; i < active_records_.size();) {
-    ActionRecord& rec = action_records_[static_cast<std::size_t>(active_records_[i])];
-    if (rec.remaining.load(std::memory_order_acquire) == 0) {
-      if (release_action_ != nullptr && rec.owner != nullptr) release_action_(rec.owner);
-      rec.owner = nullptr;
-      free_records_.push_back(active_records_[i]);
-      active_records_[i] = active_records_.back();
-      active_records_.pop_back();
-    } else {
-      ++i;
-    }
-  }
-}
-
 void EnvPool::Render(const std::int32_t* ids, int n, std::uint8_t* out) {
   if (spec_.render_shape.empty()) {
     throw std::invalid_argument("task " + spec_.config.GetString("task_id") +
                                 " does not support render()");
   }
-  CheckIds(ids, n, "render");
+  if (n < 0 || n > num_envs_) {
+    throw std::invalid_argument("render() of " + std::to_string(n) + " envs: at most num_envs (" +
+                                std::to_string(num_envs_) + ")");
+  }
+  // The workers read the ids after this returns to them: a copy, checked, so
+  // that the caller's array (no longer locked by the GIL) cannot change them.
+  std::copy(ids, ids + n, render_ids_.begin());
+  CheckIds(render_ids_.data(), n, "render");
   if (n == 0) return;
-  render_ids_ = ids;
   render_out_ = out;
   render_error_ = nullptr;
   render_pending_.store(n, std::memory_order_relaxed);
@@ -389,12 +435,23 @@ void EnvPool::Render(const std::int32_t* ids, int n, std::uint8_t* out) {
 void EnvPool::RenderOne(int index) {
   std::size_t frame_bytes = static_cast<std::size_t>(spec_.render_shape[0]) *
                             static_cast<std::size_t>(spec_.render_shape[1]) * 3;
+  int env_id = render_ids_[static_cast<std::size_t>(index)];
+  std::string error;
   try {
-    envs_[static_cast<std::size_t>(render_ids_[index])].env->Render(
+    envs_[static_cast<std::size_t>(env_id)].env->Render(
         render_out_ + frame_bytes * static_cast<std::size_t>(index));
+  } catch (const std::exception& e) {
+    error = e.what();
   } catch (...) {
+    error = "an exception that is not a std::exception";
+  }
+  if (!error.empty()) {
     std::lock_guard<std::mutex> lock(caller_mutex_);
-    if (!render_error_) render_error_ = std::current_exception();
+    if (!render_error_) {
+      render_error_ = std::make_exception_ptr(EnvError("env " + std::to_string(env_id) + " of " +
+                                                       spec_.config.GetString("task_id") +
+                                                       " failed in render: " + error));
+    }
   }
   if (render_pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     std::lock_guard<std::mutex> lock(caller_mutex_);
@@ -415,14 +472,8 @@ void EnvPool::Close() {
   if (closed_) return;
   closed_ = true;
   StopWorkers();
-  for (int r : active_records_) {
-    ActionRecord& rec = action_records_[static_cast<std::size_t>(r)];
-    if (release_action_ != nullptr && rec.owner != nullptr) release_action_(rec.owner);
-    rec.owner = nullptr;
-  }
-  active_records_.clear();
   for (auto& slot : ring_) {
-    blocks_->Recycle(slot.block);
+    if (slot.block != nullptr) blocks_->Recycle(slot.block);
     slot.block = nullptr;
   }
   blocks_->Trim();

@@ -18,7 +18,9 @@ std::vector<OptionDef> CommonOptions() {
       OptionDef::Int("batch_size", 0,
                      "envs returned by recv(); 0 or num_envs = sync mode, fewer = async mode", 0,
                      1 << 20),
-      OptionDef::Int("num_threads", 0, "worker threads; 0 = min(batch_size, cores)", 0, 4096),
+      // 1024: four times the hardware threads of the largest machine EnvPool's paper ran
+      // on (a DGX-A100's 256); a machine that cannot start that many gets an error.
+      OptionDef::Int("num_threads", 0, "worker threads; 0 = min(batch_size, cores)", 0, 1024),
       OptionDef::Int("thread_affinity_offset", -1,
                      "-1 = no pinning; k pins worker t to core (k + t) mod cores", -1, 1 << 20),
       OptionDef{"seed", OptionType::kSeed, std::int64_t{42},

@@ -7,18 +7,13 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <string>
+
+#include "mujoco/mujoco_errors.h"
 
 namespace envpool_core::mujoco {
 
 namespace {
-// Warnings MuJoCo's compiler emits while a model is loaded (say, deprecated
-// attributes in a user's XML file). MuJoCo's default handler would append them
-// to MUJOCO_LOG.TXT in the working directory; they go to stderr instead.
-thread_local std::string* load_warnings = nullptr;  // set only in the loading thread
-void CollectWarning(const char* msg) {
-  if (load_warnings != nullptr) *load_warnings += std::string("\n  ") + msg;
-}
-
 bool FileExists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -50,15 +45,12 @@ std::shared_ptr<const mjModel> LoadModel(const std::string& path) {
   auto it = cache->find(path);
   if (it != cache->end()) return it->second;
   char error[1024] = "";
+  // Warnings of MuJoCo's compiler (say, deprecated attributes in a user's XML
+  // file) would go to MUJOCO_LOG.TXT in the working directory; they go to stderr.
   std::string warnings;
-  load_warnings = &warnings;
-  void (*previous_handler)(const char*) = mju_user_warning;
-  mju_user_warning = CollectWarning;
-  mjModel* model = mj_loadXML(path.c_str(), nullptr, error, sizeof(error));
-  mju_user_warning = previous_handler;
-  load_warnings = nullptr;
+  mjModel* model = LoadXmlCollectingWarnings(path.c_str(), error, sizeof(error), &warnings);
   if (!warnings.empty()) {
-    std::fprintf(stderr, "envpool_core: MuJoCo warnings while loading %s:%s\n", path.c_str(),
+    std::fprintf(stderr, "envpool_core: MuJoCo warnings while loading %s:\n%s\n", path.c_str(),
                  warnings.c_str());
   }
   if (model == nullptr) {

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "mujoco/model_cache.h"
+#include "mujoco/mujoco_errors.h"
 #include "mujoco/mujoco_renderer.h"
 #include "mujoco/pixel_observation_env.h"
 
@@ -36,7 +37,7 @@ MujocoEnv::MujocoEnv(const EnvSpec& spec, std::uint64_t seed,
 MujocoEnv::~MujocoEnv() { mj_deleteData(data_); }
 
 bool MujocoEnv::Reset(OutputRow& row) {
-  mj_resetData(model_, data_);
+  ResetPhysics(model_, data_);
   ResetModel(row);
   WriteResetState(row);
   return true;
@@ -45,6 +46,11 @@ bool MujocoEnv::Reset(OutputRow& row) {
 void MujocoEnv::Step(const void* action, OutputRow& row) {
   StepModel(static_cast<const double*>(action), row);
   WriteResetState(row);
+}
+
+void MujocoEnv::Seed(std::uint64_t seed) {
+  rng_.seed(static_cast<std::mt19937::result_type>(seed));
+  standard_normal_.reset();  // drops the kept second value: draws restart as a new env's
 }
 
 void MujocoEnv::Render(std::uint8_t* rgb) {
@@ -59,7 +65,7 @@ void MujocoEnv::Render(std::uint8_t* rgb) {
 void MujocoEnv::SetState(const mjtNum* qpos, const mjtNum* qvel) {
   mju_copy(data_->qpos, qpos, model_->nq);
   mju_copy(data_->qvel, qvel, model_->nv);
-  mj_forward(model_, data_);
+  ForwardPhysics(model_, data_);
   if (reset_state_info_ >= 0) {
     mju_copy(qpos0_.data(), qpos, model_->nq);
     mju_copy(qvel0_.data(), qvel, model_->nv);
@@ -68,10 +74,9 @@ void MujocoEnv::SetState(const mjtNum* qpos, const mjtNum* qvel) {
 
 void MujocoEnv::DoSimulation(const double* action) {
   mju_copy(data_->ctrl, action, model_->nu);
-  for (int i = 0; i < frame_skip_; ++i) mj_step(model_, data_);
   // As of MuJoCo 2.0, force-related quantities (cacc, cfrc_ext) are only
   // computed on demand.
-  if (post_constraint_) mj_rnePostConstraint(model_, data_);
+  StepPhysics(model_, data_, frame_skip_, post_constraint_);
 }
 
 void MujocoEnv::DrawQposNoise(double scale, int num_noisy) {
@@ -238,6 +243,8 @@ void SetRenderSpec(const Config& c, const mjModel& m, EnvSpec* spec) {
     return;
   }
   spec->obs = {MakeArraySpec<std::uint8_t>("obs", {3 * stack, height, width}, {0.0}, {255.0})};
+  // Each stepping thread keeps an OpenGL context: the pool's workers only.
+  spec->steps_on_workers_only = true;
 }
 
 }  // namespace

@@ -49,6 +49,8 @@ class MujocoEnv : public Env {
   // render_height, render_camera_id), height x width x 3, top row first.
   void Render(std::uint8_t* rgb) final;
 
+  void Seed(std::uint64_t seed) final;
+
  protected:
   // The task's reset, from mj_resetData's state: SetState, first obs and infos.
   virtual void ResetModel(OutputRow& row) = 0;

@@ -1,6 +1,7 @@
 #include "mujoco/mujoco_renderer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 #include <map>
@@ -15,6 +16,8 @@ namespace envpool_core::mujoco {
 namespace {
 
 constexpr int kMaxGeom = 1000;  // gymnasium's MujocoRenderer default
+
+std::atomic<int> live_renderers{0};
 
 // A model's scene and its GPU resources (meshes, textures, offscreen buffer)
 // in the thread's OpenGL context.
@@ -42,8 +45,9 @@ struct ModelRenderer {
 
 class ThreadRenderer {
  public:
-  ThreadRenderer() = default;
+  ThreadRenderer() { live_renderers.fetch_add(1); }  // after gl_: once its context exists
   ~ThreadRenderer() {
+    live_renderers.fetch_sub(1);
     try {
       EglContext::Scope current(gl_);  // the models' GPU resources live in this context
       models_.clear();
@@ -95,6 +99,8 @@ const std::uint8_t* RenderFrame(const mjModel* m, mjData* d, mjvCamera* camera, 
   thread_local ThreadRenderer renderer;
   return renderer.Render(m, d, camera, width, height);
 }
+
+int LiveRenderContexts() { return live_renderers.load(); }
 
 void CopyFrameTopDown(const std::uint8_t* frame, int width, int height, std::uint8_t* out) {
   std::size_t row = static_cast<std::size_t>(width) * 3;

@@ -20,6 +20,10 @@ namespace envpool_core::mujoco {
 const std::uint8_t* RenderFrame(const mjModel* m, mjData* d, mjvCamera* camera, int width,
                                 int height);
 
+// The threads' renderers (each with its OpenGL context) alive now: the tests
+// check that a pool's go away with the pool's threads.
+int LiveRenderContexts();
+
 // Copies a RenderFrame() result top row first (height x width x 3).
 void CopyFrameTopDown(const std::uint8_t* frame, int width, int height, std::uint8_t* out);
 

@@ -27,6 +27,7 @@ class PixelObservationEnv final : public Env {
   bool Reset(OutputRow& row) override;
   void Step(const void* action, OutputRow& row) override;
   void Render(std::uint8_t* rgb) override { env_->Render(rgb); }
+  void Seed(std::uint64_t seed) override { env_->Seed(seed); }
 
  private:
   // The row the task writes to: `row`'s info arrays, the scratch observation.

@@ -3,11 +3,14 @@
 //         -DENVPOOL_CORE_WITH_ATARI=OFF -DENVPOOL_CORE_WITH_MUJOCO=OFF
 //   cmake --build build/tsan --target engine_stress
 //   build/tsan/engine_stress
-// Steps CartPole in sync and async mode with several workers and checks, in
-// every configuration:
+// Steps FaultInjection-v0 (the test task, here with no fault: its reward is the
+// action it was sent, its episodes end every 20 steps) in sync and async mode
+// with several workers and checks, in every configuration:
 // - every row of every batch is written once by the env it names: ids in a
 //   batch are distinct, and each env's elapsed_step goes up by one per step
 //   (0 after a done), so a row claimed twice or left stale shows up;
+// - each env steps with the action sent to it, although the one action buffer
+//   is overwritten as soon as Send() returns (Send copies);
 // - sync mode: rows in the order sent, every env served every time;
 // - async mode: every env is served in proportion (within kFairness of the mean
 //   count) and in the last quarter of the run, so an env lost mid-run or
@@ -20,8 +23,8 @@
 #include <random>
 #include <vector>
 
-#include "classic/register.h"
 #include "core/env_pool.h"
+#include "testing/fault_injection.h"
 
 using namespace envpool_core;
 
@@ -41,19 +44,16 @@ void Check(bool ok, const char* what, int num_envs, int batch_size, int num_thre
   }
 }
 
-// The pool reads actions in place until every env of a send has read its own,
-// then hands the buffer back here.
-void FreeActions(void* owner) { delete static_cast<std::vector<std::int32_t>*>(owner); }
-
 void Run(int num_envs, int batch_size, int num_threads, int iterations) {
   auto check = [&](bool ok, const char* what) {
     Check(ok, what, num_envs, batch_size, num_threads);
   };
   std::map<std::string, ConfigValue> kwargs = {{"num_envs", std::int64_t{num_envs}},
                                                {"batch_size", std::int64_t{batch_size}},
-                                               {"num_threads", std::int64_t{num_threads}}};
+                                               {"num_threads", std::int64_t{num_threads}},
+                                               {"episode_length", std::int64_t{20}}};
   const TaskRegistry& reg = TaskRegistry::Global();
-  EnvPool pool(reg.Get("CartPole-v1"), reg.MakeSpec("CartPole-v1", kwargs), FreeActions);
+  EnvPool pool(reg.Get("FaultInjection-v0"), reg.MakeSpec("FaultInjection-v0", kwargs));
   const auto n = static_cast<std::size_t>(num_envs);
   std::vector<std::int32_t> ids(n);
   for (int i = 0; i < num_envs; ++i) ids[static_cast<std::size_t>(i)] = i;
@@ -63,6 +63,8 @@ void Run(int num_envs, int batch_size, int num_threads, int iterations) {
   std::vector<int> served_last_quarter(n, 0);
   // What each env's next row must say: elapsed_step 0 after a reset or a done.
   std::vector<std::int32_t> next_elapsed(n, 0);
+  std::vector<std::int32_t> sent_action(n, 0);
+  std::vector<std::int32_t> actions(n);
   std::vector<char> in_batch(n, 0);
   for (int it = 0; it < iterations; ++it) {
     while (!pool.WaitForBatch(std::chrono::milliseconds(100))) {
@@ -73,6 +75,7 @@ void Run(int num_envs, int batch_size, int num_threads, int iterations) {
     const auto* got = reinterpret_cast<const std::int32_t*>(block->column(kColEnvId));
     const auto* elapsed = reinterpret_cast<const std::int32_t*>(block->column(kColElapsedStep));
     const auto* done = reinterpret_cast<const bool*>(block->column(kColDone));
+    const auto* reward = reinterpret_cast<const float*>(block->column(kColReward));
     std::vector<std::int32_t> next(got, got + rows);
     if (batch_size == num_envs) {
       for (int r = 0; r < rows; ++r) check(got[r] == ids[static_cast<std::size_t>(r)], "sync order");
@@ -83,18 +86,25 @@ void Run(int num_envs, int batch_size, int num_threads, int iterations) {
       check(!in_batch[id], "an env appears once per batch");
       in_batch[id] = 1;
       check(elapsed[r] == next_elapsed[id], "elapsed_step advances by one step per row");
+      // A reset row (elapsed 0) ignored its action and reports reward 0.
+      check(reward[r] == static_cast<float>(elapsed[r] == 0 ? 0 : sent_action[id]),
+            "each env steps with the action sent to it");
       next_elapsed[id] = done[r] ? 0 : elapsed[r] + 1;
       ++served[id];
       if (it >= iterations - iterations / 4) ++served_last_quarter[id];
     }
     for (std::int32_t id : next) in_batch[static_cast<std::size_t>(id)] = 0;
     block->Release();
-    pool.ReleaseConsumedActions();
     if (batch_size == num_envs) std::shuffle(next.begin(), next.end(), rng);
     ids = next;
-    auto* actions = new std::vector<std::int32_t>(static_cast<std::size_t>(rows));
-    for (auto& a : *actions) a = static_cast<std::int32_t>(rng() % 2);
-    pool.Send(reinterpret_cast<const std::uint8_t*>(actions->data()), ids.data(), rows, actions);
+    for (int r = 0; r < rows; ++r) {
+      actions[static_cast<std::size_t>(r)] = static_cast<std::int32_t>(rng() % 2);
+      sent_action[static_cast<std::size_t>(ids[static_cast<std::size_t>(r)])] =
+          actions[static_cast<std::size_t>(r)];
+    }
+    pool.Send(actions.data(), DType::kInt32, ids.data(), rows);
+    // The caller's buffer is its own again: what the workers read is the copy.
+    for (int r = 0; r < rows; ++r) actions[static_cast<std::size_t>(r)] ^= 1;
   }
   if (batch_size == num_envs) {
     for (int s : served) check(s == iterations, "sync mode: every env in every batch");
@@ -114,7 +124,7 @@ void Run(int num_envs, int batch_size, int num_threads, int iterations) {
 }  // namespace
 
 int main() {
-  RegisterClassicTasks(TaskRegistry::Global());
+  testing::RegisterFaultInjectionTask(TaskRegistry::Global());
   Run(8, 8, 1, 2000);
   Run(8, 8, 3, 2000);
   Run(1, 1, 2, 2000);

@@ -1,5 +1,5 @@
 // The engine's hot path allocates nothing: once a pool has stepped for a while,
-// Send / WaitForBatch / TakeBatch / Release / ReleaseConsumedActions and the
+// Send (which copies the actions) / WaitForBatch / TakeBatch / Release and the
 // workers' steps (auto-resets included) make no call to operator new, on any
 // thread. This program replaces the global operator new with one that counts,
 // steps CartPole (random actions: an episode ends every ~20 steps) in sync and
@@ -83,15 +83,6 @@ using namespace envpool_core;
 
 namespace {
 
-// Action buffers made before the run: the pool reads a send's actions in place
-// until every env has read its own, then hands the buffer back (Released).
-struct ActionBuffer {
-  std::vector<std::uint8_t> bytes;
-  bool in_use = false;
-};
-
-void Released(void* owner) { static_cast<ActionBuffer*>(owner)->in_use = false; }
-
 // allowed_per_episode: the operator new calls an env's own library makes per reset.
 void Run(const std::string& task, int num_envs, int batch_size, int num_threads,
          std::int64_t max_episode_steps = 0, long allowed_per_episode = 0) {
@@ -100,14 +91,13 @@ void Run(const std::string& task, int num_envs, int batch_size, int num_threads,
                                                {"num_threads", std::int64_t{num_threads}}};
   if (max_episode_steps > 0) kwargs["max_episode_steps"] = max_episode_steps;
   const TaskRegistry& reg = TaskRegistry::Global();
-  EnvPool pool(reg.Get(task), reg.MakeSpec(task, kwargs), Released);
+  EnvPool pool(reg.Get(task), reg.MakeSpec(task, kwargs));
   const ArraySpec& action = pool.spec().action;
   // Discrete actions (CartPole, Atari) are drawn from {0, 1}; continuous ones stay 0.
   const bool discrete = action.dtype == DType::kInt32;
   const auto n = static_cast<std::size_t>(num_envs);
-  // At most num_envs + 1 sends hold their actions at once (one action record each).
-  std::vector<ActionBuffer> buffers(n + 2);
-  for (auto& b : buffers) b.bytes.resize(n * action.NumBytes());
+  // One buffer, reused for every send: Send copies what it needs.
+  std::vector<std::uint8_t> actions(n * action.NumBytes());
   std::vector<std::int32_t> ids(n);
   for (int i = 0; i < num_envs; ++i) ids[static_cast<std::size_t>(i)] = i;
   std::mt19937 rng(0);
@@ -128,24 +118,14 @@ void Run(const std::string& task, int num_envs, int batch_size, int num_threads,
       if (it >= warm_up - 1) measured_episodes += done[r];
     }
     block->Release();
-    pool.ReleaseConsumedActions();
-    ActionBuffer* buffer = nullptr;
-    for (auto& b : buffers) {
-      if (!b.in_use) {
-        buffer = &b;
-        break;
-      }
-    }
-    ENVPOOL_CHECK(buffer != nullptr);
-    buffer->in_use = true;
     if (discrete) {
       for (int r = 0; r < rows; ++r) {
         auto value = static_cast<std::int32_t>(rng() % 2);
-        std::memcpy(buffer->bytes.data() + sizeof(value) * static_cast<std::size_t>(r), &value,
+        std::memcpy(actions.data() + sizeof(value) * static_cast<std::size_t>(r), &value,
                     sizeof(value));
       }
     }
-    pool.Send(buffer->bytes.data(), ids.data(), rows, buffer);
+    pool.Send(actions.data(), action.dtype, ids.data(), rows);
   }
   counting.store(false);
   long count = news.exchange(0);

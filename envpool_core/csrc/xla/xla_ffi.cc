@@ -5,7 +5,8 @@
 // computation by their data dependence. recv copies each output column of the
 // batch into its result buffer (XLA owns those; the Python API hands out views
 // instead). Float64 and int64 columns and actions also accept float32/int32
-// buffers, which is what JAX uses unless jax_enable_x64 is set.
+// buffers, which is what JAX uses unless jax_enable_x64 is set. An env's
+// failure is returned to JAX as an error, as every engine error is.
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -52,23 +53,11 @@ ffi::Error Precondition(std::string message) {
   return ffi::Error(ffi::ErrorCode::kFailedPrecondition, std::move(message));
 }
 
-template <typename To, typename From>
-void Convert(const void* from, void* to, std::size_t count) {
-  const auto* f = static_cast<const From*>(from);
-  auto* t = static_cast<To*>(to);
-  for (std::size_t i = 0; i < count; ++i) t[i] = static_cast<To>(f[i]);
-}
-
-// Copies `count` elements of `dtype` at `from` into `to`, whose element type
-// is `to_type` (the same, or the narrow form of a 64-bit dtype).
-void CopyColumn(DType dtype, const void* from, ffi::DataType to_type, void* to, std::size_t count) {
-  if (to_type == FfiType(dtype)) {
-    std::memcpy(to, from, count * DTypeSize(dtype));
-  } else if (dtype == DType::kFloat64) {
-    Convert<float, double>(from, to, count);
-  } else {
-    Convert<std::int32_t, std::int64_t>(from, to, count);
-  }
+// The dtype of an XLA buffer of `type`, which FfiType() or NarrowType() of
+// `dtype` gave.
+DType BufferDType(ffi::DataType type, DType dtype) {
+  if (type == FfiType(dtype)) return dtype;
+  return dtype == DType::kFloat64 ? DType::kFloat32 : DType::kInt32;
 }
 
 // Reads the handle, checks it names `target` and echoes it to the result.
@@ -124,23 +113,9 @@ ffi::Error SendImpl(std::int64_t pool_id, ffi::AnyBuffer handle, ffi::AnyBuffer 
                                        ", one per env_id");
   }
   try {
-    pool->ReleaseConsumedActions();
-    std::uint8_t* staged;
-    void* owner = target->AcquireStaging(count * DTypeSize(spec.dtype), &staged);
-    if (type == FfiType(spec.dtype)) {
-      std::memcpy(staged, action.untyped_data(), count * DTypeSize(spec.dtype));
-    } else if (spec.dtype == DType::kFloat64) {
-      Convert<double, float>(action.untyped_data(), staged, count);
-    } else {
-      Convert<std::int64_t, std::int32_t>(action.untyped_data(), staged, count);
-    }
-    try {
-      CheckActionValues(spec, staged, count);
-      pool->Send(staged, env_ids.typed_data(), n, owner);
-    } catch (...) {
-      XlaTarget::ReleaseStagingOwner(owner);
-      throw;
-    }
+    pool->Send(action.untyped_data(), BufferDType(type, spec.dtype), env_ids.typed_data(), n);
+  } catch (const EnvError& e) {
+    return Precondition(e.what());
   } catch (const std::exception& e) {
     return ffi::Error::InvalidArgument(e.what());
   }
@@ -161,7 +136,6 @@ ffi::Error RecvImpl(std::int64_t pool_id, ffi::AnyBuffer handle,
   OutputBlock* block;
   int rows;
   try {
-    pool->ReleaseConsumedActions();
     pool->CheckRecvPossible();
     while (!pool->WaitForBatch(std::chrono::milliseconds(50))) {
     }
@@ -190,7 +164,8 @@ ffi::Error RecvImpl(std::int64_t pool_id, ffi::AnyBuffer handle,
                                            " has the wrong shape or dtype");
       break;
     }
-    CopyColumn(col.dtype, block->column(static_cast<int>(c)), type, (*out)->untyped_data(), count);
+    CopyElements(col.dtype, block->column(static_cast<int>(c)), BufferDType(type, col.dtype),
+                 (*out)->untyped_data(), count);
   }
   block->Release();
   return result;

@@ -8,19 +8,13 @@
 // XLA runs the handlers on its own threads, without the GIL. The target's
 // mutex serialises them with the Python calls of the same pool (bindings.cc
 // takes it around every engine call once xla() was used), which the engine
-// requires (one caller at a time).
-//
-// Actions: XLA owns the action buffer only for the duration of the send call,
-// while the engine's workers read actions in place later. The handler copies
-// them into a staging buffer of the target, handed to the engine as the send's
-// owner token; the engine's release callback returns it (IsStagingOwner /
-// ReleaseStagingOwner), so steady-state stepping allocates nothing.
+// requires (one caller at a time). XLA owns the action buffer only for the
+// duration of the send call, which is all the engine needs: Send() copies.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <vector>
 
 #include "core/env_pool.h"
 
@@ -44,25 +38,12 @@ class XlaTarget {
   // With mutex() held: forgets the pool (its owner is destroying it).
   void Detach();
 
-  // With mutex() held: a staging buffer of at least `bytes`, as an owner token
-  // for EnvPool::Send; *data points to its memory.
-  void* AcquireStaging(std::size_t bytes, std::uint8_t** data);
-
-  static bool IsStagingOwner(void* owner);
-  static void ReleaseStagingOwner(void* owner);
-
  private:
-  struct Staging {
-    XlaTarget* home;
-    std::vector<std::uint8_t> bytes;
-  };
   XlaTarget(std::int64_t id, EnvPool* pool) : id_(id), pool_(pool) {}
 
   std::int64_t id_;
   EnvPool* pool_;
   std::mutex mutex_;
-  std::vector<std::unique_ptr<Staging>> staging_;
-  std::vector<Staging*> free_staging_;
 };
 
 // The FFI handlers (XLA_FFI_Handler*), for jax.ffi.register_ffi_target.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from envpool_core._core import EnvError
 from envpool_core.gym_api import installed_gym, uses_old_api
 from envpool_core.pool import (
     DMEnvPool,
@@ -22,7 +23,7 @@ from envpool_core.registry import list_all_envs
 from envpool_core.spec import EnvSpec
 
 __all__ = [
-    "DMEnvPool", "EnvPool", "EnvSpec", "GymEnvPool", "GymnasiumEnvPool", "LegacyGymEnvPool",
+    "DMEnvPool", "EnvError", "EnvPool", "EnvSpec", "GymEnvPool", "GymnasiumEnvPool", "LegacyGymEnvPool",
     "list_all_envs", "make",
     "make_dm", "make_gym", "make_gymnasium", "make_spec",
 ]

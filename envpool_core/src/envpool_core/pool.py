@@ -9,7 +9,10 @@ code to the JAX arrays of its recv.
 
 from __future__ import annotations
 
+import atexit
+import numbers
 import warnings
+import weakref
 from types import ModuleType
 from typing import Any
 
@@ -35,6 +38,16 @@ _STEP_TYPE = _COLUMN["step_type"]
 
 
 _UNSET = object()
+
+# Pools not yet closed: closed at interpreter exit, so that no worker thread still
+# steps an env while the interpreter and the libraries below it shut down.
+_open_pools: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_pools() -> None:
+    for pool in list(_open_pools):
+        pool.close()
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -100,6 +113,7 @@ class EnvPool:
         """Makes the pool of `spec`; its spaces are from `spaces` (gymnasium's by default)."""
         self.spec = spec
         self._pool = _core.EnvPool(spec._core)
+        _open_pools.add(self)
         self._num_obs = len(spec.obs_specs)
         self._first_obs = len(_COLUMN)
         self._obs_names = [s["name"] for s in spec.obs_specs]
@@ -195,7 +209,9 @@ class EnvPool:
     def send(self, action: Any, env_id: Any = None) -> None:
         """Queues one action per env in `env_id` (all envs, or the last batch's, by default).
 
-        `action` may also be EnvPool's dict form `{"action": ..., "env_id": ...}`.
+        The actions are copied: `action` may be reused as soon as send() returns. It may
+        also be EnvPool's dict form `{"action": ..., "env_id": ...}`. An empty send does
+        nothing.
         """
         self._pool.send(*self._action_and_env_ids(action, env_id))
 
@@ -218,7 +234,7 @@ class EnvPool:
 
     def reset(self, env_id: Any = None) -> Any:
         """Resets the envs in `env_id` (all by default) and returns their first batch."""
-        return self._received(self._pool.reset_recv(self._env_ids(env_id, None)), reset=True)
+        return self._received(self._pool.reset_recv(self._env_ids(env_id, None), None), reset=True)
 
     def render(self, env_ids: Any = None, camera_id: int | None = None) -> np.ndarray:
         """RGB frames (N x H x W x 3, uint8) of envs that are not in flight (by default
@@ -234,8 +250,11 @@ class EnvPool:
         return self._pool.render(ids)
 
     def close(self) -> None:
-        """Stops the worker threads and frees the envs. Further calls raise RuntimeError."""
+        """Stops the worker threads and frees the envs. Further calls raise RuntimeError.
+
+        Pools still open when the interpreter exits are closed then."""
         self._pool.close()
+        _open_pools.discard(self)
 
     @property
     def closed(self) -> bool:
@@ -288,12 +307,14 @@ class GymnasiumEnvPool(EnvPool, gymnasium.vector.VectorEnv, gymnasium.Env):
     def reset(self, env_id: Any = None, *, seed: Any = None,
               options: dict[str, Any] | None = None) -> Any:
         """Resets the envs in `env_id` (all by default), or gymnasium's
-        `options={"reset_mask": mask}`, and returns their first batch. Seeds are fixed at
-        creation: `seed` is ignored with a warning, as EnvPool does (gymnasium's vector
-        wrappers pass `seed=None`)."""
-        if seed is not None:
-            warnings.warn("reset(seed=...) is ignored: seeds are set at creation, "
-                          "envpool_core.make(task_id, seed=...)", stacklevel=2)
+        `options={"reset_mask": mask}`, and returns their first batch.
+
+        `seed` reseeds them first, as gymnasium's vector envs and ale-py's do: an int `s`
+        gives env i the seed `s + i` (the seeds `make(..., seed=s)` gives), a sequence one
+        seed per env reset (with `reset_mask`, one per env of the pool, as gymnasium's).
+        A reseeded env plays what a new env of that seed plays. `None` keeps the envs'
+        random streams going."""
+        mask = None
         if options:
             unknown = sorted(set(options) - {"reset_mask"})
             if unknown:
@@ -307,7 +328,29 @@ class GymnasiumEnvPool(EnvPool, gymnasium.vector.VectorEnv, gymnasium.Env):
             env_id = np.flatnonzero(mask)
             if not len(env_id):
                 raise ValueError("reset_mask selects no env")
-        return super().reset(env_id)
+        ids = self._env_ids(env_id, None)
+        seeds = None if seed is None else self._reset_seeds(seed, ids, mask)
+        return self._received(self._pool.reset_recv(ids, seeds), reset=True)
+
+    def _reset_seeds(self, seed: Any, ids: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+        """One uint64 seed per env of `ids`, as make() turns `seed` into the envs' seeds."""
+        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+            seeds = [int(seed) + int(i) for i in ids]
+        else:
+            values = np.asarray(seed)
+            if values.ndim != 1 or values.dtype.kind not in "iu":
+                raise TypeError(f"seed must be an int or a sequence of ints, got {seed!r}")
+            expected = self.num_envs if mask is not None else len(ids)
+            if len(values) != expected:
+                per = "env of the pool (reset_mask)" if mask is not None else "env reset"
+                raise ValueError(f"seed has {len(values)} values; give one per {per}: {expected}")
+            seeds = [int(v) for v in (values[ids] if mask is not None else values)]
+        low, high = -(2**63), 2**63 - 1
+        bad = [s for s in seeds if not low <= s <= high]
+        if bad:
+            raise ValueError(f"seed {bad[0]} does not fit in a signed 64-bit integer (as make()'s)")
+        # As make()'s seeds reach the envs: int64 taken as uint64.
+        return np.array(seeds, dtype=np.int64).view(np.uint64)
 
     def _arrange(self, arrays: tuple, reset: bool) -> Any:
         obs, info = self._split(arrays)

@@ -30,6 +30,19 @@ def _register_families() -> None:
 
 _register_families()
 _TASK_IDS: list[str] = list(_core.list_tasks())
+_FAULT_INJECTION_ID = "FaultInjection-v0"
+_hidden_ids: set[str] = set()
+
+
+def register_fault_injection_task() -> str:
+    """Registers the test-only task that throws on request (the engine's failure tests use
+    it; `list_all_envs()` never lists it) and returns its id. Its options: `fail_in` (the
+    method that throws: "reset", "step", "render" or "seed"), `fail_env_id` (-1: every env),
+    `fail_after` (calls before the one that throws), `fail_with` ("exception" or "non_std"),
+    `episode_length` (steps before it terminates; 0: never). Its reward is its action."""
+    _core.register_fault_injection_task()
+    _hidden_ids.add(_FAULT_INJECTION_ID)
+    return _FAULT_INJECTION_ID
 
 
 def list_all_envs() -> list[str]:
@@ -41,7 +54,7 @@ def check_task_id(task_id: str) -> None:
     """Raises ValueError for an unknown task id, suggesting close names."""
     if not isinstance(task_id, str):
         raise TypeError(f"task_id must be a str, got {type(task_id).__name__}")
-    if task_id in _TASK_IDS:
+    if task_id in _TASK_IDS or task_id in _hidden_ids:
         return
     close = difflib.get_close_matches(task_id, _TASK_IDS, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
