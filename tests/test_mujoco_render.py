@@ -28,6 +28,7 @@ import os
 import resource
 import subprocess
 import sys
+import threading
 from typing import Any
 from unittest import mock
 
@@ -175,25 +176,37 @@ def test_pixel_observations() -> None:
         ep.make("CartPole-v1", from_pixels=True)
 
 
-@pytest.mark.parametrize("batch_size", [2, 1])
-def test_pixel_envs_keep_their_gl_contexts_on_the_pools_threads(batch_size: int) -> None:
+@pytest.mark.parametrize(("num_envs", "batch_size"), [(2, 2), (4, 1)])
+def test_pixel_envs_keep_their_gl_contexts_on_the_pools_threads(num_envs: int,
+                                                                batch_size: int) -> None:
     # Every thread that renders keeps an OpenGL context until it ends. Pixel observations are
     # rendered by whoever steps the env; were that the caller (which steps envs while it waits
     # in recv(), in sync and async mode, and XLA's threads under xla()), its context would
     # outlive the pool. So the workers alone step pixel envs: their contexts end with them.
+    # The pool is driven from a new thread, so that a context the test thread made earlier
+    # (another test's render()) cannot hide one made here.
     from envpool_core import _core
 
     before = _core.live_render_contexts()
-    env = ep.make("Hopper-v5", num_envs=2, batch_size=batch_size, num_threads=1,
-                  from_pixels=True)
-    env.async_reset()
-    for _ in range(20):
-        info = env.recv()[-1]
-        env.send(np.zeros((batch_size, 3)), info["env_id"])
-    env.recv()
-    assert _core.live_render_contexts() == before + 1  # the one worker's
-    env.close()
-    assert _core.live_render_contexts() == before
+    counted: list[int] = []
+
+    def drive() -> None:
+        # Async with envs queued behind the one worker: a caller allowed to steal would.
+        env = ep.make("Hopper-v5", num_envs=num_envs, batch_size=batch_size, num_threads=1,
+                      from_pixels=True)
+        env.async_reset()
+        for _ in range(20):
+            info = env.recv()[-1]
+            env.send(np.zeros((batch_size, 3)), info["env_id"])
+        env.recv()
+        counted.append(_core.live_render_contexts())
+        env.close()
+        counted.append(_core.live_render_contexts())
+
+    driver = threading.Thread(target=drive)
+    driver.start()
+    driver.join()
+    assert counted == [before + 1, before]  # the one worker's context, then none
 
 
 def test_envpools_render_options() -> None:
