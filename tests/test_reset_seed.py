@@ -118,5 +118,7 @@ def test_dm_and_gym_era_resets_take_no_seed() -> None:
     # dm_env's reset() and gym < 0.26's take none, as EnvPool's: their seeds are make()'s.
     for env_type in ("dm", "gym"):
         pool = ep.make("CartPole-v1", env_type=env_type, num_envs=2)
+        if env_type == "gym" and not isinstance(pool, ep.LegacyGymEnvPool):
+            continue  # without gym < 0.26 installed, env_type="gym" speaks gymnasium's API
         assert "seed" not in inspect.signature(pool.reset).parameters, env_type
         pool.close()
