@@ -387,7 +387,7 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
         for update in range(1, context.num_updates + 1):
             update_start = time.time()
             # Cleanba's concurrency: rollout 2 starts at once, with params 0, so that the actors
-            # act with params one update old while the learner trains (docs/distributed.md).
+            # act with params one update old (docs/distributed.md#concurrency).
             if not args.concurrency or update != 2:
                 params = params_queue.get()
                 jax.block_until_ready(params)  # in the jitted call it would stall every thread

@@ -231,7 +231,7 @@ def ppo_loss(agent, args, params, obs, actions, behaviour_logits, advantages, re
     logprobs = jax.nn.log_softmax(logits)
     newlogprob = jnp.take_along_axis(logprobs, actions[:, None], 1)[:, 0]
     # the ratio is against the policy that acted: with --concurrency, params one update older
-    # than those this update starts from (two on a carried-over row: docs/distributed.md)
+    # than those this update starts from (docs/distributed.md#concurrency)
     oldlogprob = jnp.take_along_axis(jax.nn.log_softmax(behaviour_logits), actions[:, None],
                                      1)[:, 0]
     logratio = newlogprob - oldlogprob
@@ -412,7 +412,7 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
         for update in range(1, context.num_updates + 1):
             update_start = time.time()
             # Cleanba's concurrency: rollout 2 starts at once, with params 0, so that the actors
-            # act with params one update old while the learner trains (docs/distributed.md).
+            # act with params one update old (docs/distributed.md#concurrency).
             if not args.concurrency or update != 2:
                 params = params_queue.get()
                 jax.block_until_ready(params)  # in the jitted call it would stall every thread
