@@ -361,8 +361,8 @@ def new_storage(envs, num_rows):
 
 
 def store(storage, rows, env_id, step):
-    """Writes one recv() batch to the next row of each of its envs. Async envs run at different
-    paces, so each env has its own row count, and the arrays double when one runs far ahead."""
+    """Writes one recv() batch to the next row of each of its envs (rows: their counts, advanced
+    here). Async envs run at different paces, and the arrays double when one runs far ahead."""
     if rows[env_id].max() >= len(storage["obs"]):
         storage = {name: np.concatenate([array, np.zeros_like(array)])
                    for name, array in storage.items()}
@@ -386,7 +386,7 @@ def transitions(storage, num_steps):
 
 def carry_over(storage, rows, num_steps):
     """A new storage (the transfers may still read the old one) that starts with the rows
-    collected past this rollout: row num_steps becomes row 0."""
+    collected past this rollout: row num_steps becomes row 0 (the row counts drop by num_steps)."""
     carried = int(rows.max()) - num_steps
     rows -= num_steps
     new = {name: np.zeros_like(array) for name, array in storage.items()}
