@@ -98,8 +98,7 @@ class Args:
 
 
 def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
-    # No wrappers: the engine does the DeepMind preprocessing that CleanRL's ppo_atari.py wraps
-    # gym for (noop reset, frame skip 4 with max-pool, 84x84 grayscale, stack 4, FIRE on reset).
+    # No wrappers: the engine does the DeepMind preprocessing CleanRL's ppo_atari.py wraps gym for
     limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     return envpool.make(env_id, env_type="gymnasium", num_envs=num_envs, batch_size=batch_size,
                         episodic_life=True, reward_clip=True, seed=seed, **limit)
@@ -138,9 +137,8 @@ class Agent(nn.Module):
 
 
 def compute_gae(rewards, values, terminations, truncations, next_value, gamma, gae_lambda):
-    """CleanRL's backwards GAE loop over a rollout's steps (axis 0), time limits fixed: if step t
-    ends an episode, values[t + 1] (next_value after the last step) is of its final observation:
-    truncated, the target is r_t + gamma V(final observation), not 0; terminated, r_t."""
+    """CleanRL's backwards GAE loop over the steps (axis 0), time limits fixed: where step t ends
+    an episode, values[t + 1] (or next_value) is V(final obs), bootstrapped if truncated only."""
     advantages = np.zeros_like(rewards)
     lastgaelam = 0.0
     for t in reversed(range(len(rewards))):
@@ -204,13 +202,24 @@ def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=
 if __name__ == "__main__":
     args = tyro.cli(Args)
     device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
+    @torch.no_grad()
+    def act(obs):  # sampled actions, as in CleanRL's evaluation
+        return agent.get_action_and_value(torch.as_tensor(obs, device=device))[0].cpu().numpy()
     if args.eval_checkpoint is not None:  # no training: evaluate it on the task it learned
         checkpoint = torch.load(args.eval_checkpoint, map_location=device, weights_only=True)
         vars(args).update({key: checkpoint["args"][key] for key in ("env_id", "max_episode_steps")})
+        agent = Agent(envpool.make_spec(args.env_id)).to(device)
+        agent.load_state_dict(checkpoint["model"])
+        run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
+        video_dir = f"videos/{run_name}" if args.capture_video else None
+        for i, (ret, length) in enumerate(evaluate(act, args.env_id, args.eval_episodes, args.seed,
+                                                   args.max_episode_steps, video_dir)):
+            print(f"eval_episode={i}, episodic_return={ret}, episodic_length={length}")
+        sys.exit(0)
     args.batch_size = int(args.num_envs * args.num_steps)
-    if args.num_steps < 2 or args.batch_size < 8 * args.num_minibatches:  # see b_inds below
+    if args.num_steps < 2 or args.batch_size < 8 * args.num_minibatches:  # see docs/scripts.md
         sys.exit("error: need --num-steps >= 2, --num-envs x --num-steps >= 8 x --num-minibatches")
-    args.num_iterations = 0 if args.eval_checkpoint else args.total_timesteps // args.batch_size
+    args.num_iterations = args.total_timesteps // args.batch_size
     args.async_batch_size = args.async_batch_size or args.num_envs
     if not 0 < args.async_batch_size <= args.num_envs or args.batch_size % args.async_batch_size:
         sys.exit(f"error: --async-batch-size ({args.async_batch_size}) must be in [0, --num-envs "
@@ -218,6 +227,7 @@ if __name__ == "__main__":
     envs = make_env(args.env_id, args.num_envs, args.async_batch_size, args.seed,
                     args.max_episode_steps)
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
+    video_dir = f"videos/{run_name}" if args.capture_video else None
     if args.track:
         import wandb
         wandb.init(project=args.wandb_project_name, entity=args.wandb_entity,
@@ -233,8 +243,6 @@ if __name__ == "__main__":
     torch.backends.cudnn.deterministic = args.torch_deterministic
 
     agent = Agent(envs).to(device)
-    if args.eval_checkpoint is not None:
-        agent.load_state_dict(checkpoint["model"])
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
     # ALGO Logic: Storage setup. Rows in arrival order: first a slot per env, for its last row of
@@ -287,8 +295,6 @@ if __name__ == "__main__":
             rows = args.num_envs + step * args.async_batch_size + np.arange(len(env_id))
             last_row[env_id], env_ids[rows] = rows, env_id
             obs[rows] = torch.as_tensor(next_obs, device=device)
-            # A done here means obs[rows] is a final observation: the engine will ignore the
-            # action taken on it (it resets the env instead), so this row is not trained on.
             dones[rows] = terminated | truncated
 
             # ALGO LOGIC: action logic
@@ -310,7 +316,7 @@ if __name__ == "__main__":
         b_returns = b_advantages + b_values
 
         # Optimizing the policy and value network, on the rows whose action the engine used and
-        # whose outcome has arrived: 2 steps per env and 8 per minibatch leave each minibatch 2
+        # whose outcome has arrived
         trainable = ~dones
         trainable[last_row] = False
         b_inds = np.nonzero(trainable)[0]
@@ -390,13 +396,9 @@ if __name__ == "__main__":
         model_path = f"runs/{run_name}/{args.exp_name}.cleanrl_model"
         torch.save({"model": agent.state_dict(), "args": vars(args)}, model_path)
         print(f"model saved to {model_path}")
-    if args.save_model or args.capture_video or args.eval_checkpoint is not None:
-        @torch.no_grad()
-        def act(obs):  # sampled actions, as in CleanRL's evaluation
-            return agent.get_action_and_value(torch.as_tensor(obs, device=device))[0].cpu().numpy()
-        results = evaluate(act, args.env_id, args.eval_episodes, args.seed, args.max_episode_steps,
-                           f"videos/{run_name}" if args.capture_video else None)
-        for i, (ret, length) in enumerate(results):
+    if args.save_model or args.capture_video:
+        for i, (ret, length) in enumerate(evaluate(act, args.env_id, args.eval_episodes, args.seed,
+                                                   args.max_episode_steps, video_dir)):
             writer.add_scalar("eval/episodic_return", ret, i)
             print(f"eval_episode={i}, episodic_return={ret}, episodic_length={length}")
     writer.close()

@@ -4,27 +4,12 @@
     python ppo_distributed.py --actor-device-ids 0 --learner-device-ids 1 2  # 3 devices
     srun python ppo_distributed.py --distributed ...                         # several machines
 
-Each process runs actor threads (`--num-actor-threads` per actor device), each stepping its own
-envpool_core pool, and one learner that is data-parallel over the learner devices of every
-process. With a fixed seed the learning curve and the final parameters are bitwise identical
-for any split of the same global configuration (global envs, steps, minibatches, and
-`--num-grad-shards` given explicitly, as its default follows the learner devices) in which each
-actor thread steps the same number of envs, because
-  - global env i is seeded `seed + i` and samples its actions from `fold_in(fold_in(key, i),
-    step)`, whichever thread or process steps it;
-  - the global batch is cut into `--num-grad-shards` fixed groups of envs; each group's
-    gradient is computed alone, then the group gradients are all-gathered and reduced in group
-    order: the same floating-point sums whatever the number of devices sharing the work.
-Async pools (`--async-batch-size`) are faster but not reproducible (arrival order is timing).
-Unlike Cleanba's cleanba_ppo.py, a time-limit truncation bootstraps from the value of the final
-observation (Cleanba's GAE treats it as a termination), and the step whose action the engine
-ignores, on an episode's final observation, is masked out of the loss (Cleanba's loss takes
-`firststeps` but does not use them). GAE takes every step's value from the parameters this
-update starts from (Cleanba: the values the actor stored, of the parameters that acted), and
-advantages are normalised per shuffled minibatch of each gradient shard, as CleanRL's per
-minibatch when there is one shard (Cleanba: per fixed group of envs, before shuffling).
-`--concurrency` is on by default, as in Cleanba's IMPALA (its PPO's default is off): actors act
-with params one update old, so the ratio starts from the policy that acted, not 1.
+Actor threads step their own envpool_core pools; one learner is data-parallel over the learner
+devices of every process. With a fixed seed every split of the same global configuration gives
+bitwise the same run (which splits, and why: docs/distributed.md). Unlike Cleanba's
+cleanba_ppo.py, a time-limit truncation bootstraps from V(final observation), the step whose
+action the engine ignores is masked out of the loss, GAE takes its values from the parameters
+the update starts from, and advantages are normalised per minibatch of each gradient shard.
 """
 
 import atexit
@@ -38,7 +23,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from difflib import get_close_matches
 from functools import partial
 
 # GPU scatter-adds and some cuDNN algorithms are not deterministic unless asked; CPU always is.
@@ -135,8 +119,9 @@ class Args:
     num_grad_shards: int = 0
     """groups of envs whose gradients are computed apart, then reduced in a fixed order
     (0 = one per learner device); keep it fixed to compare hardware splits"""
-    concurrency: bool = True
-    """actors use params one update old while the learner trains (else they alternate)"""
+    concurrency: bool = False
+    """actors act with params one update old while the learner trains, else the two alternate
+    (Cleanba's default: on in IMPALA, off in PPO)"""
     distributed: bool = False
     """call jax.distributed.initialize (from the three flags below, or from SLURM if unset)"""
     coordinator_address: str | None = None
@@ -231,6 +216,114 @@ def sample_action(agent, params, obs, key, env_ids, steps):
     return jnp.argmax(logits - jnp.log(-jnp.log(uniform)), axis=1), logits  # Gumbel-max sampling
 
 
+# ALGO LOGIC: the loss and the learner update. A rollout's arrays are time-major, [num_steps
+# (+ 1 for obs), envs, ...]; its per-env episode sums are [envs].
+TIME_MAJOR = ("obs", "actions", "logits", "rewards", "terminations", "truncations", "masks")
+EPISODE_SUMS = ("episode_return", "episode_length", "episode_count")
+METRICS = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
+
+
+def ppo_loss(agent, args, params, obs, actions, behaviour_logits, advantages, returns, mask):
+    """Averaged over a shard's part of the minibatch, without the steps whose action the
+    engine ignored; the learner averages the shards' gradients (as Cleanba averages over its
+    learner devices' parts, which it does not mask)."""
+    logits, newvalue = agent.apply(params, obs)
+    logprobs = jax.nn.log_softmax(logits)
+    newlogprob = jnp.take_along_axis(logprobs, actions[:, None], 1)[:, 0]
+    # the ratio is against the policy that acted: with --concurrency, params one update older
+    # than those this update starts from (docs/distributed.md#concurrency)
+    oldlogprob = jnp.take_along_axis(jax.nn.log_softmax(behaviour_logits), actions[:, None],
+                                     1)[:, 0]
+    logratio = newlogprob - oldlogprob
+    ratio = jnp.exp(logratio)
+
+    def mean(x):  # over the steps whose action the engine did not ignore
+        return (x * mask).sum() / jnp.maximum(mask.sum(), 1.0)
+
+    if args.norm_adv:  # per minibatch of each gradient shard, as CleanRL per minibatch
+        advantages = (advantages - mean(advantages)) / (
+            jnp.sqrt(mean((advantages - mean(advantages)) ** 2)) + 1e-8)
+
+    # CALCULATE ACTOR LOSS
+    pg_loss1 = -advantages * ratio
+    pg_loss2 = -advantages * jnp.clip(ratio, 1 - args.clip_coef, 1 + args.clip_coef)
+    pg_loss = mean(jnp.maximum(pg_loss1, pg_loss2))
+    entropy = mean(-(jnp.exp(logprobs) * logprobs).sum(-1))
+
+    # CALCULATE VALUE LOSS
+    v_loss = 0.5 * mean((newvalue - returns) ** 2)
+
+    loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
+    approx_kl = mean((ratio - 1) - logratio)
+    clipfrac = mean((jnp.abs(ratio - 1) > args.clip_coef).astype(jnp.float32))
+    return loss, (pg_loss, v_loss, entropy, approx_kl, clipfrac)
+
+
+def learner_update(agent, args, shards_per_learner, learner_key, state, batch, update):
+    """One learner device's part of an update (inside shard_map): epochs, then minibatches,
+    each the gradient of this device's shards reduced with every other device's."""
+    key = jax.random.fold_in(learner_key, update)
+    loss_and_grad = jax.value_and_grad(partial(ppo_loss, agent, args), has_aux=True)
+    shard_ids = jax.lax.axis_index("learner") * shards_per_learner + jnp.arange(shards_per_learner)
+
+    def by_shard(x):  # [steps, this device's envs, ...] -> [shards, steps, envs, ...]
+        return jnp.moveaxis(x.reshape(x.shape[0], shards_per_learner, -1, *x.shape[2:]), 1, 0)
+
+    shards = {name: by_shard(batch[name]) for name in TIME_MAJOR}
+
+    # CALCULATE ADVANTAGE, one gradient shard after the other
+    def shard_advantages(_, shard):
+        obs = shard["obs"]
+        _, values = agent.apply(state.params, obs.reshape(-1, *obs.shape[2:]))
+        values = values.reshape(obs.shape[:2])
+        terminations, truncations = shard["terminations"], shard["truncations"]
+        advantages = compute_gae(values[:-1], values[1:], shard["rewards"],
+                                 args.gamma * (1.0 - terminations),
+                                 1.0 - jnp.maximum(terminations, truncations), args.gae_lambda)
+        return None, (advantages, advantages + values[:-1])
+
+    _, (advantages, returns) = jax.lax.scan(shard_advantages, None, shards)
+
+    def flatten(x):  # [shards, steps, envs, ...] -> [shards, steps * envs, ...]
+        return x.reshape(x.shape[0], -1, *x.shape[3:])
+
+    data = (flatten(shards["obs"][:, :-1]), flatten(shards["actions"]),
+            flatten(shards["logits"]), flatten(advantages), flatten(returns),
+            flatten(shards["masks"]))
+
+    # UPDATE NETWORK
+    def epoch_update(state, epoch):
+        epoch_key = jax.random.fold_in(key, epoch)
+        # each shard shuffles its samples with its own key: the same minibatches on any
+        # number of devices
+        permutations = jax.vmap(lambda shard_id: jax.random.permutation(
+            jax.random.fold_in(epoch_key, shard_id), data[0].shape[1]))(shard_ids)
+
+        def minibatch_update(state, indices):
+            def shard_gradient(_, shard):
+                shard_data, shard_indices = shard
+                (loss, aux), grads = loss_and_grad(
+                    state.params, *(x[shard_indices] for x in shard_data))
+                return None, (grads, (loss, *aux))
+
+            _, (grads, losses) = jax.lax.scan(shard_gradient, None, (data, indices))
+            # Every shard's gradient, averaged in shard order: the same sums in the same
+            # order whatever the number of devices (a psum's order depends on it).
+            grads, losses = jax.tree.map(
+                lambda x: jax.lax.all_gather(x, "learner", tiled=True).mean(0), (grads, losses))
+            return state.apply_gradients(grads=grads), losses
+
+        minibatches = permutations.reshape(shards_per_learner, args.num_minibatches,
+                                           -1).swapaxes(0, 1)
+        return jax.lax.scan(minibatch_update, state, minibatches)
+
+    state, losses = jax.lax.scan(epoch_update, state, jnp.arange(args.update_epochs))
+    metrics = {name: jnp.mean(values) for name, values in zip(METRICS, losses, strict=True)}
+    for name in EPISODE_SUMS:  # summed over every env of every process
+        metrics[name] = jax.lax.all_gather(batch[name], "learner", tiled=True).sum()
+    return state, metrics
+
+
 def update_episode_stats(episode_return, reward, terminated, truncated, info):
     """Adds a step's rewards to the running returns; returns (env ids, returns, lengths) of the
     episodes that ended. On Atari an episode is a game, of unclipped rewards (info["reward"]), to
@@ -241,11 +334,6 @@ def update_episode_stats(episode_return, reward, terminated, truncated, info):
     finished = (ended, episode_return[ended].copy(), info["elapsed_step"][game_over])
     episode_return[ended] = 0.0
     return finished
-
-
-# Arrays of a rollout: [num_steps (+ 1 for obs), envs, ...], and per-env episode sums: [envs].
-TIME_MAJOR = ("obs", "actions", "logits", "rewards", "terminations", "truncations", "masks")
-EPISODE_SUMS = ("episode_return", "episode_length", "episode_count")
 
 
 @dataclass
@@ -260,6 +348,53 @@ class ActorContext:
     slices: list[list[tuple[int, int, int]]]
 
 
+def new_storage(envs, num_rows):
+    """Row t of an env holds obs_t, the action taken on it (and its logits), and the reward and
+    flags that came with obs_t."""
+    shape, obs_space = (num_rows, envs.num_envs), envs.observation_space
+    return dict(obs=np.zeros((*shape, *obs_space.shape), obs_space.dtype),
+                actions=np.zeros(shape, np.int32),
+                logits=np.zeros((*shape, envs.action_space.n), np.float32),
+                rewards=np.zeros(shape, np.float32),
+                terminations=np.zeros(shape, np.float32),
+                truncations=np.zeros(shape, np.float32))
+
+
+def store(storage, rows, env_id, step):
+    """Writes one recv() batch to the next row of each of its envs (rows: their counts, advanced
+    here). Async envs run at different paces, and the arrays double when one runs far ahead."""
+    if rows[env_id].max() >= len(storage["obs"]):
+        storage = {name: np.concatenate([array, np.zeros_like(array)])
+                   for name, array in storage.items()}
+    for name, value in zip(storage, step, strict=True):
+        storage[name][rows[env_id], env_id] = value
+    rows[env_id] += 1
+    return storage
+
+
+def transitions(storage, num_steps):
+    """The rollout: transition t goes from row t to row t + 1. The action on an obs that ends an
+    episode is ignored by the engine (its next obs is the reset): no loss on it."""
+    acted, outcome = slice(0, num_steps), slice(1, num_steps + 1)
+    return dict(obs=storage["obs"][: num_steps + 1], actions=storage["actions"][acted],
+                logits=storage["logits"][acted], rewards=storage["rewards"][outcome],
+                terminations=storage["terminations"][outcome],
+                truncations=storage["truncations"][outcome],
+                masks=1.0 - np.maximum(storage["terminations"][acted],
+                                       storage["truncations"][acted]))
+
+
+def carry_over(storage, rows, num_steps):
+    """A new storage (the transfers may still read the old one) that starts with the rows
+    collected past this rollout: row num_steps becomes row 0 (the row counts drop by num_steps)."""
+    carried = int(rows.max()) - num_steps
+    rows -= num_steps
+    new = {name: np.zeros_like(array) for name, array in storage.items()}
+    for name, array in new.items():
+        array[:carried] = storage[name][num_steps : num_steps + carried]
+    return new
+
+
 def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_queue):
     """Actor thread: steps the global envs env_offset ... env_offset + local_num_envs - 1 and
     hands each rollout of num_steps per env to the learner, already sliced per learner device."""
@@ -268,50 +403,25 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
         envs = make_env(args.env_id, num_envs, args.async_batch_size or num_envs,
                         args.seed + env_offset, args.max_episode_steps)
         key = jax.device_put(context.key, device)
-        obs_space = envs.observation_space
         global_env_ids = np.arange(env_offset, env_offset + num_envs, dtype=np.int32)
-
-        def new_storage(num_rows):
-            return dict(obs=np.zeros((num_rows, num_envs, *obs_space.shape), obs_space.dtype),
-                        actions=np.zeros((num_rows, num_envs), np.int32),
-                        logits=np.zeros((num_rows, num_envs, envs.action_space.n), np.float32),
-                        rewards=np.zeros((num_rows, num_envs), np.float32),
-                        terminations=np.zeros((num_rows, num_envs), np.float32),
-                        truncations=np.zeros((num_rows, num_envs), np.float32))
-
-        # Row t of an env holds obs_t, the action taken on it, and the reward and flags that came
-        # with obs_t. Each env has its own row count, as async envs run at different paces; a
-        # rollout is complete once every env has num_steps + 1 rows (the last one starts the
-        # next rollout).
-        storage = new_storage(2 * num_steps + 2)
+        storage = new_storage(envs, 2 * num_steps + 2)
         rows = np.zeros(num_envs, np.int64)
         agent_steps = np.zeros(num_envs, np.int64)  # the position in each env's key stream
         episode_return = np.zeros(num_envs)
         envs.async_reset()
         for update in range(1, context.num_updates + 1):
             update_start = time.time()
-            # Cleanba's concurrency: the learner put params 0 before starting this thread, and
-            # puts params u after its update u, which trains on rollout u. Rollout 2 skips the
-            # get and starts at once with params 0 while the learner trains on rollout 1; from
-            # then on rollout u takes params u - 2, the newest there are, so the actors always
-            # act with params one update older than those the learner is computing, and
-            # neither side waits for the other: update u, which starts from params u - 1,
-            # trains on actions of params u - 2. Without concurrency rollout u takes params
-            # u - 1: actors and learner alternate, and update u trains on its own params'
-            # actions. Either way the rows carried over from the previous rollout (row 0; in
-            # async mode also the rows an env ran ahead) were acted on earlier, with older
-            # params.
+            # Cleanba's concurrency: rollout 2 starts at once, with params 0, so that the actors
+            # act with params one update old (docs/distributed.md#concurrency).
             if not args.concurrency or update != 2:
                 params = params_queue.get()
-                # Wait for the transfer here: inside the jitted call it would hold up the other
-                # actor threads too.
-                jax.block_until_ready(params)
+                jax.block_until_ready(params)  # in the jitted call it would stall every thread
             params_queue_get_time = time.time() - update_start
             inference_time = 0.0
             episode_sums = {name: np.zeros(num_envs, np.float32) for name in EPISODE_SUMS}
 
             # COLLECT TRAJECTORIES
-            while rows.min() < num_steps + 1:
+            while rows.min() < num_steps + 1:  # row num_steps also starts the next rollout
                 next_obs, reward, terminated, truncated, info = envs.recv()
                 env_id = info["env_id"]
 
@@ -319,52 +429,27 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
                 start = time.time()
                 action, logits = context.act(params, next_obs, key, global_env_ids[env_id],
                                              agent_steps[env_id].astype(np.uint32))
-                # np.array copies: the pool reads the action array after send() returns
-                action, logits = np.array(action), np.asarray(logits)
+                action, logits = np.asarray(action), np.asarray(logits)
                 inference_time += time.time() - start
                 envs.send(action, env_id)
-
-                if rows[env_id].max() >= len(storage["obs"]):  # an async env ran far ahead
-                    storage = {name: np.concatenate([array, np.zeros_like(array)])
-                               for name, array in storage.items()}
-                step_outputs = (next_obs, action, logits, reward, terminated, truncated)
-                for name, value in zip(storage, step_outputs, strict=True):
-                    storage[name][rows[env_id], env_id] = value
-                rows[env_id] += 1
+                storage = store(storage, rows, env_id,
+                                (next_obs, action, logits, reward, terminated, truncated))
                 agent_steps[env_id] += 1
 
                 # TRY NOT TO MODIFY: record rewards for plotting purposes (Atari: unclipped)
                 ended, returns, lengths = update_episode_stats(episode_return, reward, terminated,
                                                                truncated, info)
-                episode_sums["episode_return"][ended] += returns
-                episode_sums["episode_length"][ended] += lengths
-                episode_sums["episode_count"][ended] += 1
+                for name, value in zip(EPISODE_SUMS, (returns, lengths, 1), strict=True):
+                    episode_sums[name][ended] += value
 
             # HAND THE ROLLOUT TO THE LEARNER, sliced per learner device
-            # Transition t goes from row t to row t + 1; the action on an obs that ends an
-            # episode is ignored by the engine (its next obs is the reset): no loss on it.
-            data = dict(obs=storage["obs"][: num_steps + 1],
-                        actions=storage["actions"][:num_steps],
-                        logits=storage["logits"][:num_steps],
-                        rewards=storage["rewards"][1 : num_steps + 1],
-                        terminations=storage["terminations"][1 : num_steps + 1],
-                        truncations=storage["truncations"][1 : num_steps + 1],
-                        masks=1.0 - np.maximum(storage["terminations"][:num_steps],
-                                               storage["truncations"][:num_steps]),
-                        **episode_sums)
+            data = {**transitions(storage, num_steps), **episode_sums}
             sliced_rollout = [
                 (learner_index, {name: jax.device_put(
                     array[:, start:end] if name in TIME_MAJOR else array[start:end],
                     context.learner_devices[learner_index]) for name, array in data.items()})
                 for learner_index, start, end in context.slices[thread_id]]
-            # A new storage, as the transfers may still read the old one; the rows collected
-            # past this rollout move down (row num_steps becomes row 0).
-            previous_storage = storage
-            storage = new_storage(len(previous_storage["obs"]))
-            carried = int(rows.max()) - num_steps
-            for name in storage:
-                storage[name][:carried] = previous_storage[name][num_steps : num_steps + carried]
-            rows -= num_steps
+            storage = carry_over(storage, rows, num_steps)
             timings = dict(params_queue_get_time=params_queue_get_time,
                            rollout_time=time.time() - update_start - params_queue_get_time,
                            inference_time=inference_time)
@@ -424,34 +509,14 @@ def load_checkpoint(path):
     return checkpoint_args, checkpoint["params"]
 
 
-def params_fit(agent, params, observation_space):
-    """Whether params is the tree of arrays agent.init makes, with its shapes (a file made by
-    hand or by another program may hold anything)."""
-    dummy_obs = np.zeros((1, *observation_space.shape), observation_space.dtype)
-    try:  # saved args that describe no network (a hidden size "x") fail here
-        expected = jax.eval_shape(agent.init, jax.random.PRNGKey(0), dummy_obs)
-    except Exception:
-        return False
-
-    def layout(tree):
-        return [(jax.tree_util.keystr(path), getattr(leaf, "shape", None))
-                for path, leaf in jax.tree_util.tree_leaves_with_path(tree)]
-
-    return layout(params) == layout(expected)
-
-
 def local(tree):
     """This process's copy of a replicated global array tree."""
     return jax.tree.map(lambda x: x.addressable_shards[0].data, tree)
 
 
 def leave_at_once():
-    """The exit handler of a --distributed process that stops before training ends (an error
-    line, an exception here or in an actor thread, Ctrl-C). Exiting normally, it would wait in
-    the shutdown barrier of jax.distributed (JAX's exit handler, run after this one) for the
-    others, which wait for it in their next all_gather, until the barrier aborts them all 5
-    minutes later. Its closed connections make the others' all_gather fail: they leave within
-    seconds, with their tracebacks."""
+    """The exit handler of a --distributed process that stops before training ends: exiting
+    normally it would hang in jax.distributed's shutdown barrier (docs/distributed.md)."""
     sys.stdout.flush()  # os._exit does not
     sys.stderr.flush()
     os._exit(1)
@@ -461,8 +526,7 @@ def join_processes(args):
     """Connects this process to the others of a --distributed run (jax.distributed), or
     exits with an error line: no coordinator, or processes given different flags."""
     try:
-        jax.distributed.initialize(args.coordinator_address, args.num_processes,
-                                   args.process_id)
+        jax.distributed.initialize(args.coordinator_address, args.num_processes, args.process_id)
     except (ValueError, IndexError, RuntimeError) as e:  # no cluster, a bad address, no peers
         sys.exit(f"error: --distributed: {e}")
     atexit.register(leave_at_once)  # once connected: before, there is no barrier to wait in
@@ -477,49 +541,31 @@ def join_processes(args):
 
 if __name__ == "__main__":
     args = tyro.cli(Args)
-    if args.track:
-        try:
-            import wandb
-        except ImportError:
-            sys.exit("error: --track needs Weights & Biases, not installed: pip install wandb")
-    # Every count now, before anything divides by it (None: the task's time limit, or the
-    # process flags read from the cluster's environment).
-    for name, least in (("local_num_envs", 1), ("num_actor_threads", 1), ("num_steps", 1),
-                        ("num_minibatches", 1), ("update_epochs", 1), ("eval_episodes", 1),
-                        ("max_episode_steps", 1), ("num_grad_shards", 0), ("num_processes", 1),
-                        ("process_id", 0)):
-        value = getattr(args, name)
-        if value is not None and value < least:
-            sys.exit(f"error: --{name.replace('_', '-')} must be at least {least}, not {value}")
-    if not 0 <= args.seed < 2**32:  # checked before --eval-checkpoint, which seeds its envs too
-        sys.exit("error: --seed must be in [0, 2**32)")
-    # jax.distributed.initialize takes all three or none (then it reads them from the cluster's
-    # environment); without --distributed every process would train alone, as process 0.
+    if args.eval_checkpoint is not None:  # no training: evaluate it on its task, with its network
+        saved, params = load_checkpoint(args.eval_checkpoint)
+        agent = Agent(envpool.make_spec(saved.env_id).action_space.n, tuple(saved.channels),
+                      tuple(saved.hiddens))
+        video_dir = f"videos/{saved.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
+        results = evaluate(evaluation_policy(agent, params, args.seed, args.eval_episodes),
+                           saved.env_id, args.eval_episodes, args.seed, saved.max_episode_steps,
+                           video_dir if args.capture_video else None)
+        for i, (ret, length) in enumerate(results):
+            print(f"eval_episode={i}, episodic_return={ret}, episodic_length={length}")
+        sys.exit(0)
+
+    # Refused now what would train alone, fail after training, or crash deep inside JAX.
+    for name in ("local_num_envs", "num_actor_threads", "num_steps", "num_minibatches",
+                 "update_epochs"):
+        if getattr(args, name) < 1:  # 0 divides by 0; below, reshapes fail deep inside JAX
+            sys.exit(f"error: --{name.replace('_', '-')} must be at least 1")
     process_flags = {"--coordinator-address": args.coordinator_address,
                      "--num-processes": args.num_processes, "--process-id": args.process_id}
     given = [flag for flag, value in process_flags.items() if value is not None]
-    if given and not args.distributed:
+    if given and not args.distributed:  # each process would train alone, as process 0
         sys.exit(f"error: {', '.join(given)}: only with --distributed")
-    if 0 < len(given) < len(process_flags):
-        sys.exit("error: --distributed takes all of --coordinator-address, --num-processes and "
-                 "--process-id, or none of them (to read them from the cluster's environment)")
-    if given and args.process_id >= args.num_processes:
-        sys.exit(f"error: --process-id must be in [0, --num-processes={args.num_processes})")
-    # Process 0 writes it after training: a missing folder would lose the run.
     if args.results_file and not os.path.isdir(os.path.dirname(os.path.abspath(args.results_file))):
         sys.exit(f"error: the folder of --results-file {args.results_file} does not exist")
-    if args.eval_checkpoint is not None:
-        try:
-            saved, checkpoint_params = load_checkpoint(args.eval_checkpoint)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:  # or not ours
-            sys.exit(f"error: --eval-checkpoint {args.eval_checkpoint}: cannot load it ({e})")
-        args.env_id, args.max_episode_steps = saved.env_id, saved.max_episode_steps
-        args.channels, args.hiddens = saved.channels, saved.hiddens
-    if args.env_id not in envpool.list_all_envs():
-        close = get_close_matches(args.env_id, envpool.list_all_envs(), n=3)
-        hint = f"; did you mean {' or '.join(close)}?" if close else ""
-        sys.exit(f"error: unknown --env-id {args.env_id!r}{hint}")
-    spec = envpool.make_spec(args.env_id)
+    spec = envpool.make_spec(args.env_id)  # an unknown id: the engine names the closest ones
     if not hasattr(spec.action_space, "n"):
         sys.exit(f"error: {args.env_id} has continuous actions; this script needs discrete ones")
     if args.capture_video and not spec.render_shape:
@@ -527,18 +573,6 @@ if __name__ == "__main__":
     agent = Agent(spec.action_space.n, tuple(args.channels), tuple(args.hiddens))
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
     video_dir = f"videos/{run_name}" if args.capture_video else None
-
-    if args.eval_checkpoint is not None:
-        if not params_fit(agent, checkpoint_params, spec.observation_space):
-            sys.exit(f"error: --eval-checkpoint {args.eval_checkpoint}: its parameters are not "
-                     "those of the network its args describe")
-        act = evaluation_policy(agent, checkpoint_params, args.seed, args.eval_episodes)
-        results = evaluate(act, args.env_id, args.eval_episodes, args.seed,
-                           args.max_episode_steps, video_dir)
-        for i, (ret, length) in enumerate(results):
-            print(f"eval_episode={i}, episodic_return={ret}, episodic_length={length}")
-        print(f"mean_episodic_return={np.mean([ret for ret, _ in results])}")
-        sys.exit(0)
 
     if args.distributed:
         join_processes(args)
@@ -559,35 +593,19 @@ if __name__ == "__main__":
     num_envs = args.local_num_envs * threads_per_process * num_processes
     batch_size = num_envs * args.num_steps
     num_shards = args.num_grad_shards or num_learners
-    shards_named = (f"--num-grad-shards {num_shards}" if args.num_grad_shards
-                    else f"the {num_shards} gradient shards (one per learner device)")
     envs_per_shard = num_envs // num_shards
     num_updates = args.total_timesteps // batch_size
     for condition, message in (
-        (num_shards % num_learners == 0, f"--num-grad-shards {num_shards} must be a multiple of "
-         f"the {num_learners} learner devices of all processes"),
+        (num_shards > 0 and num_shards % num_learners == 0, f"--num-grad-shards {num_shards} "
+         f"must be a positive multiple of the {num_learners} learner devices of all processes"),
         (num_envs % num_shards == 0, f"the global envs (local_num_envs {args.local_num_envs} x "
          f"num_actor_threads {args.num_actor_threads} x {len(actor_devices)} actor devices x "
-         f"{num_processes} processes = {num_envs}) must divide into {shards_named}"),
+         f"{num_processes} processes = {num_envs}) must divide into {num_shards} gradient shards"),
         # Normalising advantages over one sample zeroes them: the policy would not learn.
         (args.num_steps * envs_per_shard % args.num_minibatches == 0
          and args.num_steps * envs_per_shard >= 2 * args.num_minibatches, "a shard's samples "
          f"(num_steps {args.num_steps} x {envs_per_shard} envs) must divide into "
          f"--num-minibatches {args.num_minibatches} of at least 2 samples each"),
-        (0 <= args.async_batch_size <= args.local_num_envs,
-         f"--async-batch-size must be in [0, --local-num-envs={args.local_num_envs}]"),
-        (num_updates >= 1, f"--total-timesteps {args.total_timesteps} is less than one global "
-         f"batch ({num_envs} envs x {args.num_steps} steps = {batch_size})"),
-        # Each on its own: min() over several would pass a NaN that is not the first.
-        (np.isfinite([args.learning_rate, args.ent_coef, args.vf_coef]).all()
-         and args.learning_rate > 0 and args.max_grad_norm > 0 and args.vf_coef >= 0
-         and 0 <= args.gamma <= 1, "--learning-rate must be finite and above 0, --max-grad-norm "
-         "above 0, --vf-coef finite and at least 0, --ent-coef finite, --gamma in [0, 1]"),
-        (args.exp_name and os.sep not in args.exp_name, "--exp-name must be a file name (no /)"),
-        (all(width >= 1 for width in (*args.channels, *args.hiddens)),
-         "--channels and --hiddens must be at least 1 each"),
-        (np.isfinite(args.clip_coef) and args.clip_coef > 0 and 0 <= args.gae_lambda <= 1,
-         "--clip-coef must be finite and above 0, --gae-lambda in [0, 1]"),
     ):
         if not condition:
             sys.exit(f"error: {message}")
@@ -595,6 +613,7 @@ if __name__ == "__main__":
     writer = None
     if process_index == 0:
         if args.track:
+            import wandb
             wandb.init(project=args.wandb_project_name, entity=args.wandb_entity,
                        sync_tensorboard=True, config=vars(args), name=run_name, save_code=True)
         writer = SummaryWriter(f"runs/{run_name}")
@@ -623,117 +642,11 @@ if __name__ == "__main__":
     mesh = Mesh(np.array(global_learners), ("learner",))
     agent_state = jax.tree.map(lambda x: jax.make_array_from_callback(
         np.shape(x), NamedSharding(mesh, P()), lambda index: np.asarray(x)[index]), host_state)
-
-    def ppo_loss(params, obs, actions, behaviour_logits, advantages, returns, mask):
-        """Averaged over a shard's part of the minibatch, without the steps whose action the
-        engine ignored; the learner averages the shards' gradients (as Cleanba averages over its
-        learner devices' parts, which it does not mask)."""
-        logits, newvalue = agent.apply(params, obs)
-        logprobs = jax.nn.log_softmax(logits)
-        newlogprob = jnp.take_along_axis(logprobs, actions[:, None], 1)[:, 0]
-        # the ratio is against the policy that acted: with concurrency, params one update
-        # older than those this update starts from (two on a carried-over row, see rollout())
-        oldlogprob = jnp.take_along_axis(jax.nn.log_softmax(behaviour_logits), actions[:, None],
-                                         1)[:, 0]
-        logratio = newlogprob - oldlogprob
-        ratio = jnp.exp(logratio)
-
-        def mean(x):  # over the steps whose action the engine did not ignore
-            return (x * mask).sum() / jnp.maximum(mask.sum(), 1.0)
-
-        if args.norm_adv:  # per minibatch of each gradient shard, as CleanRL per minibatch
-            advantages = (advantages - mean(advantages)) / (
-                jnp.sqrt(mean((advantages - mean(advantages)) ** 2)) + 1e-8)
-
-        # CALCULATE ACTOR LOSS
-        pg_loss1 = -advantages * ratio
-        pg_loss2 = -advantages * jnp.clip(ratio, 1 - args.clip_coef, 1 + args.clip_coef)
-        pg_loss = mean(jnp.maximum(pg_loss1, pg_loss2))
-        entropy = mean(-(jnp.exp(logprobs) * logprobs).sum(-1))
-
-        # CALCULATE VALUE LOSS
-        v_loss = 0.5 * mean((newvalue - returns) ** 2)
-
-        loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
-        approx_kl = mean((ratio - 1) - logratio)
-        clipfrac = mean((jnp.abs(ratio - 1) > args.clip_coef).astype(jnp.float32))
-        return loss, (pg_loss, v_loss, entropy, approx_kl, clipfrac)
-
-    shards_per_learner = num_shards // num_learners
-    metric_names = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
-
-    def learner_update(state, batch, update):
-        """One learner device's part of an update (inside shard_map): epochs, then minibatches,
-        each the gradient of this device's shards reduced with every other device's."""
-        key = jax.random.fold_in(learner_key, update)
-        shard_ids = jax.lax.axis_index("learner") * shards_per_learner + jnp.arange(
-            shards_per_learner)
-
-        def by_shard(x):  # [steps, this device's envs, ...] -> [shards, steps, envs, ...]
-            return jnp.moveaxis(x.reshape(x.shape[0], shards_per_learner, -1, *x.shape[2:]), 1, 0)
-
-        shards = {name: by_shard(batch[name]) for name in TIME_MAJOR}
-
-        # CALCULATE ADVANTAGE, one gradient shard after the other
-        def shard_advantages(_, shard):
-            obs = shard["obs"]
-            _, values = agent.apply(state.params, obs.reshape(-1, *obs.shape[2:]))
-            values = values.reshape(obs.shape[:2])
-            terminations, truncations = shard["terminations"], shard["truncations"]
-            advantages = compute_gae(values[:-1], values[1:], shard["rewards"],
-                                     args.gamma * (1.0 - terminations),
-                                     1.0 - jnp.maximum(terminations, truncations), args.gae_lambda)
-            return None, (advantages, advantages + values[:-1])
-
-        _, (advantages, returns) = jax.lax.scan(shard_advantages, None, shards)
-
-        def flatten(x):  # [shards, steps, envs, ...] -> [shards, steps * envs, ...]
-            return x.reshape(x.shape[0], -1, *x.shape[3:])
-
-        data = (flatten(shards["obs"][:, :-1]), flatten(shards["actions"]),
-                flatten(shards["logits"]), flatten(advantages), flatten(returns),
-                flatten(shards["masks"]))
-        samples_per_shard = args.num_steps * envs_per_shard
-
-        # UPDATE NETWORK
-        def epoch_update(state, epoch):
-            epoch_key = jax.random.fold_in(key, epoch)
-            # each shard shuffles its samples with its own key: the same minibatches on any
-            # number of devices
-            permutations = jax.vmap(lambda shard_id: jax.random.permutation(
-                jax.random.fold_in(epoch_key, shard_id), samples_per_shard))(shard_ids)
-
-            def minibatch_update(state, indices):
-                def shard_gradient(_, shard):
-                    shard_data, shard_indices = shard
-                    (loss, aux), grads = jax.value_and_grad(ppo_loss, has_aux=True)(
-                        state.params, *(x[shard_indices] for x in shard_data))
-                    return None, (grads, (loss, *aux))
-
-                _, (grads, losses) = jax.lax.scan(shard_gradient, None, (data, indices))
-                # Every shard's gradient, averaged in shard order: the same sums in the same
-                # order whatever the number of devices (a psum's order depends on it).
-                grads, losses = jax.tree.map(
-                    lambda x: jax.lax.all_gather(x, "learner", tiled=True).mean(0),
-                    (grads, losses))
-                return state.apply_gradients(grads=grads), losses
-
-            minibatches = permutations.reshape(shards_per_learner, args.num_minibatches,
-                                               -1).swapaxes(0, 1)
-            return jax.lax.scan(minibatch_update, state, minibatches)
-
-        state, losses = jax.lax.scan(epoch_update, state, jnp.arange(args.update_epochs))
-        metrics = {name: jnp.mean(values)
-                   for name, values in zip(metric_names, losses, strict=True)}
-        for name in EPISODE_SUMS:  # summed over every env of every process
-            metrics[name] = jax.lax.all_gather(batch[name], "learner", tiled=True).sum()
-        return state, metrics
-
     batch_specs = {name: P(None, "learner") if name in TIME_MAJOR else P("learner")
                    for name in TIME_MAJOR + EPISODE_SUMS}
-    update_fn = jax.jit(jax.shard_map(learner_update, mesh=mesh,
-                                      in_specs=(P(), batch_specs, P()), out_specs=(P(), P()),
-                                      check_vma=False))
+    update_fn = jax.jit(jax.shard_map(
+        partial(learner_update, agent, args, num_shards // num_learners, learner_key), mesh=mesh,
+        in_specs=(P(), batch_specs, P()), out_specs=(P(), P()), check_vma=False))
 
     # Global env order: process, actor device, thread, env. Learner device j of a process takes
     # its process's envs [j * envs_per_learner, (j + 1) * envs_per_learner): from each actor
@@ -821,7 +734,7 @@ if __name__ == "__main__":
                    "charts/learning_rate": linear_schedule(
                        (update - 1) * args.num_minibatches * args.update_epochs)
                    if args.anneal_lr else args.learning_rate,
-                   **{f"losses/{name}": metrics[name] for name in metric_names},
+                   **{f"losses/{name}": metrics[name] for name in METRICS},
                    "stats/rollout_queue_get_time": rollout_queue_get_time,
                    "stats/training_time": training_time,
                    "stats/params_queue_put_time": time.time() - put_start,
@@ -844,9 +757,8 @@ if __name__ == "__main__":
 
     params = jax.device_get(local(agent_state.params))
     if args.distributed:
-        # Now, not at the end: shutdown() waits for every process (5 minutes at most, then
-        # aborts them all), and the others would wait there through process 0's evaluation.
-        # Training is over everywhere: no process waits for another in an all_gather any more.
+        # Training is over everywhere: shut down now, or the others would wait in shutdown()'s
+        # barrier through process 0's evaluation (docs/distributed.md).
         atexit.unregister(leave_at_once)
         jax.distributed.shutdown()
     if args.results_file and process_index == 0:

@@ -3,8 +3,7 @@ r"""PPO with continuous actions on MuJoCo with envpool_core (`python ppo_mujoco_
 A time limit is not a terminal state: the value target bootstraps from V(final observation), and
 the return that scales rewards restarts there; the step after an episode end, whose action the
 engine ignores while it resets the env, is not trained on. The engine has no wrappers, so
-observation and reward normalisation and action clipping are written out here.
-"""
+observation and reward normalisation and action clipping are written out here."""
 
 import os
 import random
@@ -163,9 +162,8 @@ class Agent(nn.Module):
 
 
 def compute_gae(rewards, values, terminations, truncations, next_value, gamma, gae_lambda):
-    """CleanRL's backwards GAE loop over a rollout's steps (axis 0), time limits fixed: if step t
-    ends an episode, values[t + 1] (next_value after the last step) is of its final observation:
-    truncated, the target is r_t + gamma V(final observation), not 0; terminated, r_t."""
+    """CleanRL's backwards GAE loop over the steps (axis 0), time limits fixed: where step t ends
+    an episode, values[t + 1] (or next_value) is V(final obs), bootstrapped if truncated only."""
     advantages = np.zeros_like(rewards)
     lastgaelam = 0.0
     for t in reversed(range(len(rewards))):
@@ -216,19 +214,34 @@ def evaluate(act, env_id, num_episodes, seed, max_episode_steps=None, video_dir=
 if __name__ == "__main__":
     args = tyro.cli(Args)
     device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
+    @torch.no_grad()
+    def act(obs):  # the observation statistics are frozen; actions are clipped as in training
+        x = agent.obs_rms.normalize(torch.as_tensor(obs, device=device), update=False)
+        return np.clip(agent.get_action_and_value(x)[0].cpu().numpy(), low, high)
     if args.eval_checkpoint is not None:  # no training: evaluate it on the task it learned
         checkpoint = torch.load(args.eval_checkpoint, map_location=device, weights_only=True)
         vars(args).update({key: checkpoint["args"][key] for key in ("env_id", "max_episode_steps")})
+        spec = envpool.make_spec(args.env_id)  # what Agent and act need of the envs: their spaces
+        low, high = spec.action_space.low, spec.action_space.high
+        agent = Agent(spec).to(device)
+        agent.load_state_dict(checkpoint["model"])
+        run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
+        video_dir = f"videos/{run_name}" if args.capture_video else None
+        for i, (ret, length) in enumerate(evaluate(act, args.env_id, args.eval_episodes, args.seed,
+                                                   args.max_episode_steps, video_dir)):
+            print(f"eval_episode={i}, episodic_return={ret}, episodic_length={length}")
+        sys.exit(0)
     args.batch_size = int(args.num_envs * args.num_steps)
-    if args.num_steps < 2 or args.batch_size < 8 * args.num_minibatches:  # see b_inds below
+    if args.num_steps < 2 or args.batch_size < 8 * args.num_minibatches:  # see docs/scripts.md
         sys.exit("error: need --num-steps >= 2, --num-envs x --num-steps >= 8 x --num-minibatches")
-    args.num_iterations = 0 if args.eval_checkpoint else args.total_timesteps // args.batch_size
+    args.num_iterations = args.total_timesteps // args.batch_size
     envs = make_env(args.env_id, args.num_envs, args.num_envs, args.seed, args.max_episode_steps)
     if not isinstance(envs.action_space, gym.spaces.Box) or len(envs.observation_space.shape) != 1:
         sys.exit(f"error: {args.env_id} is not a continuous-control task (box actions)")
     if args.capture_video:  # render() is tried now, not after training: no render(), no EGL
         envs.render([0])
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
+    video_dir = f"videos/{run_name}" if args.capture_video else None
     if args.track:
         import wandb
         wandb.init(project=args.wandb_project_name, entity=args.wandb_entity,
@@ -245,8 +258,6 @@ if __name__ == "__main__":
 
     low, high = envs.action_space.low, envs.action_space.high
     agent = Agent(envs).to(device)
-    if args.eval_checkpoint is not None:
-        agent.load_state_dict(checkpoint["model"])
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
     # ALGO Logic: Storage setup. obs[t] arrives with dones[t]; rewards[t] & co. are its outcome.
@@ -266,9 +277,7 @@ if __name__ == "__main__":
     # TRY NOT TO MODIFY: start the game
     global_step = 0
     start_time = time.time()
-    # A loaded checkpoint's observation statistics stay as they were: it is only evaluated.
-    next_obs = agent.obs_rms.normalize(torch.as_tensor(envs.reset()[0], device=device),
-                                       update=args.eval_checkpoint is None)
+    next_obs = agent.obs_rms.normalize(torch.as_tensor(envs.reset()[0], device=device))
     next_done = np.zeros(args.num_envs, dtype=bool)
     progress = tqdm(range(1, args.num_iterations + 1), unit="iteration", dynamic_ncols=True)
 
@@ -282,8 +291,6 @@ if __name__ == "__main__":
         for step in range(0, args.num_steps):
             global_step += args.num_envs
             obs[step] = next_obs
-            # A done here means obs[step] is a final observation: the engine will ignore the
-            # action taken on it (it resets the env instead), so this step is not trained on.
             dones[step] = next_done
 
             # ALGO LOGIC: action logic
@@ -325,8 +332,7 @@ if __name__ == "__main__":
         b_values = torch.as_tensor(values.reshape(-1), device=device)
         b_returns = b_advantages + b_values
 
-        # Optimizing the policy and value network, on the steps whose action the engine used:
-        # 2 steps per env and 8 per minibatch leave each minibatch 2 to normalise advantages
+        # Optimizing the policy and value network, on the steps whose action the engine used
         b_inds = np.nonzero(~dones.reshape(-1))[0]
         clipfracs = []
         for _epoch in range(args.update_epochs):
@@ -396,14 +402,9 @@ if __name__ == "__main__":
         model_path = f"runs/{run_name}/{args.exp_name}.cleanrl_model"
         torch.save({"model": agent.state_dict(), "args": vars(args)}, model_path)
         print(f"model saved to {model_path}")
-    if args.save_model or args.capture_video or args.eval_checkpoint is not None:
-        @torch.no_grad()
-        def act(obs):  # the observation statistics are frozen; actions are clipped as in training
-            x = agent.obs_rms.normalize(torch.as_tensor(obs, device=device), update=False)
-            return np.clip(agent.get_action_and_value(x)[0].cpu().numpy(), low, high)
-        results = evaluate(act, args.env_id, args.eval_episodes, args.seed, args.max_episode_steps,
-                           f"videos/{run_name}" if args.capture_video else None)
-        for i, (ret, length) in enumerate(results):
+    if args.save_model or args.capture_video:
+        for i, (ret, length) in enumerate(evaluate(act, args.env_id, args.eval_episodes, args.seed,
+                                                   args.max_episode_steps, video_dir)):
             writer.add_scalar("eval/episodic_return", ret, i)
             print(f"eval_episode={i}, episodic_return={ret}, episodic_length={length}")
     writer.close()

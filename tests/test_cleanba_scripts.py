@@ -11,16 +11,19 @@
   same per-update metrics and final parameters, and the 2 processes' run, saved and evaluated
   by process 0 after the distributed runtime is shut down, plays the same evaluation episodes.
   As every split reduces the same gradient shards, a reduction that is wrong the same way
-  everywhere would pass that check: the learning threshold catches a sign error, and (IMPALA,
-  whose shard gradients are sums) a run with one shard must give the same loss after the first
-  gradient step as the run with two, which a dropped shard or a wrong reduction op breaks.
+  everywhere would pass that check: the learning threshold catches a sign error; IMPALA, whose
+  shard gradients are sums, must give after its first gradient step with one shard the loss it
+  gives with two; PPO, whose shard gradients are averages, must move its parameters in one
+  update on 2 learner devices by half of what each shard's envs alone move them, which a
+  dropped shard, a sum or a device that keeps its own gradient breaks.
 - Tiny runs: a Breakout-v5 run with the ResNet (--capture-video alone: an evaluation with
   video, no checkpoint), async pools without concurrency, TensorBoard tags, argument errors.
 - Flags refused before anything starts or is written, each with an `error:` line (counts,
-  duplicate device ids, process flags, a missing --results-file folder, an unreadable
-  checkpoint or one that does not hold the network's parameters, --capture-video without
-  render()); the docstrings' several-device command passes
-  every check with the defaults; when one of 2 processes fails (Ctrl-C), both exit in seconds.
+  duplicate device ids, process flags, a missing --results-file folder, --capture-video
+  without render()); the library's own exceptions (an unknown task, a missing checkpoint, one
+  whose parameters are not the network's) also come before anything is written; the
+  docstrings' several-device command passes every check with the defaults; when one of 2
+  processes fails (Ctrl-C), both exit in seconds.
 
 The scripts run as subprocesses in temporary directories, at most two processes at a time (the
 CI machine has 2 cores); their top-level functions are imported by loading each file as a
@@ -56,7 +59,7 @@ LEARN_COMMON = {"--env-id": "CartPole-v1", "--num-grad-shards": "2", "--hiddens"
                 "--seed": "1"}
 # The mean return of the last tenth of the updates, and of the evaluation, must reach this:
 # over so many episodes a random policy stays below 30. Measured (seed 1, this CPU): IMPALA
-# 118.3 in training, 137.4 in evaluation; PPO 390.3 and 383.1.
+# 118.3 in training, 137.4 in evaluation; PPO (--concurrency off, its default) 362.1 and 444.4.
 THRESHOLD = 75.0
 EVAL_EPISODES = 8
 # Learning runs take minutes on a loaded 2-core machine; each job has its own 600 s limit.
@@ -349,6 +352,86 @@ def test_shard_gradients_reduce_to_the_batch_gradient(runs) -> None:
                                    err_msg=name)
 
 
+def sgd_step_of_ppo_update(batch: dict, num_devices: int) -> list[np.ndarray]:
+    """The change of every parameter leaf in one ppo_distributed.py update (1 epoch, 1
+    minibatch, plain SGD with step 1, so the change is minus the reduced gradient) of `batch`,
+    one gradient shard of 2 envs per learner device, on the first `num_devices` devices."""
+    from functools import partial
+
+    import jax
+    import optax
+    from conftest import load_script
+    from flax.training.train_state import TrainState
+    from jax.sharding import Mesh, NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    ppo = load_script("ppo_distributed")
+    args = ppo.Args(num_steps=4, num_minibatches=1, update_epochs=1)
+    agent = ppo.Agent(2, (), (8,))
+    params = agent.init(jax.random.PRNGKey(0), np.zeros((1, 3), np.float32))
+    mesh = Mesh(np.array(jax.devices()[:num_devices]), ("learner",))
+    state = jax.device_put(TrainState.create(apply_fn=None, params=params, tx=optax.sgd(1.0)),
+                           NamedSharding(mesh, P()))
+    specs = {name: P(None, "learner") if name in ppo.TIME_MAJOR else P("learner")
+             for name in batch}
+    update = jax.jit(jax.shard_map(
+        partial(ppo.learner_update, agent, args, 1, np.asarray(jax.random.PRNGKey(1))),
+        mesh=mesh, in_specs=(P(), specs, P()), out_specs=(P(), P()), check_vma=False))
+    batch = {name: jax.device_put(x, NamedSharding(mesh, specs[name])) for name, x in batch.items()}
+    new_state, _ = update(state, batch, np.uint32(1))
+    return [np.asarray(new) - np.asarray(old) for new, old in
+            zip(jax.tree.leaves(new_state.params), jax.tree.leaves(params), strict=True)]
+
+
+def shard_update_check(out: str) -> None:
+    """Run on 2 devices: for each of the 2 shards, the update of a batch in which only that
+    shard's steps count (the other's masks are 0, so its gradient is 0), and the update of that
+    shard's envs alone on 1 device; saved to `out`."""
+    rng = np.random.default_rng(0)
+    steps, envs = 4, 4
+    batch = dict(obs=rng.normal(size=(steps + 1, envs, 3)).astype(np.float32),
+                 actions=rng.integers(0, 2, (steps, envs)).astype(np.int32),
+                 logits=rng.normal(size=(steps, envs, 2)).astype(np.float32),
+                 rewards=rng.normal(size=(steps, envs)).astype(np.float32),
+                 terminations=(rng.random((steps, envs)) < 0.2).astype(np.float32),
+                 truncations=np.zeros((steps, envs), np.float32),
+                 masks=np.ones((steps, envs), np.float32),
+                 **{name: np.zeros(envs, np.float32)
+                    for name in ("episode_return", "episode_length", "episode_count")})
+    saved = {}
+    for shard, (mine, other) in enumerate([(slice(0, 2), slice(2, 4)), (slice(2, 4), slice(0, 2))]):
+        only_this_shard = {name: x.copy() for name, x in batch.items()}
+        only_this_shard["masks"][:, other] = 0.0
+        alone = {name: x[:, mine] if x.ndim > 1 else x[mine] for name, x in batch.items()}
+        for name, delta in (("both", sgd_step_of_ppo_update(only_this_shard, 2)),
+                            ("alone", sgd_step_of_ppo_update(alone, 1))):
+            saved |= {f"{shard}/{name}/{i}": leaf for i, leaf in enumerate(delta)}
+    np.savez(out, **saved)
+
+
+def test_an_update_reduces_every_shards_gradient(tmp_path) -> None:
+    # PPO's shard gradients are averages: one shard's run is not the two shards' (the IMPALA
+    # test above), so each shard's gradient is checked on its own. With 2 shards on 2 learner
+    # devices, a batch where only shard k's steps count must move the parameters by half of
+    # what shard k's envs alone move them: a dropped shard, a sum, a device that keeps its own
+    # gradient (no all_gather) all break it.
+    out = tmp_path / "deltas.npz"
+    code = (f"import sys; sys.path.insert(0, {str(ROOT / 'tests')!r}); "
+            f"import test_cleanba_scripts as t; t.shard_update_check({str(out)!r})")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1", **TWO_DEVICES})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    with np.load(out) as deltas:
+        for shard in (0, 1):
+            leaves = {key.rsplit("/", 1)[1] for key in deltas if key.startswith(f"{shard}/")}
+            assert leaves
+            for leaf in leaves:
+                both, alone = deltas[f"{shard}/both/{leaf}"], deltas[f"{shard}/alone/{leaf}"]
+                assert np.abs(alone).max() > 1e-3  # the shard's gradient is not 0
+                np.testing.assert_allclose(both, 0.5 * alone, rtol=1e-4, atol=1e-6,
+                                           err_msg=f"shard {shard}, leaf {leaf}")
+
+
 def test_checkpoint_reloads_bitwise_and_plays_the_same_episodes(runs, impala, ppo) -> None:
     import jax
 
@@ -375,34 +458,31 @@ def test_checkpoint_reloads_bitwise_and_plays_the_same_episodes(runs, impala, pp
     assert eval_returns(proc.stdout) == after_training
 
 
-def test_checkpoint_that_is_not_the_networks_is_refused(runs, tmp_path, monkeypatch) -> None:
-    # Hand-made or edited files: each is an error line, not a traceback from inside flax.
-    import json
-
+def test_checkpoint_that_is_not_the_networks_fails_before_writing(runs, tmp_path,
+                                                                  monkeypatch) -> None:
+    # Hand-edited files: flax names the parameter that is missing or of another shape, as
+    # PyTorch's load_state_dict does, before the evaluation writes anything.
+    import flax.errors
     import flax.serialization
     import jax
 
     (model,) = (ok(runs, "one_device") / "runs").glob("*/*.cleanrl_model")
     saved = flax.serialization.msgpack_restore(model.read_bytes())
     leaves, tree = jax.tree_util.tree_flatten(saved["params"])
-    saved_args = json.loads(saved["args"])
     variants = {
-        "args_not_an_object": {**saved, "args": json.dumps(list(saved_args))},
-        "no_parameters": {**saved, "params": {"params": {}}},
-        "a_kernel_cut": {**saved, "params": tree.unflatten([leaves[0][:1], *leaves[1:]])},
-        "a_string": {**saved, "params": tree.unflatten(["x", *leaves[1:]])},
-        "hidden_size_x": {**saved, "args": json.dumps({**saved_args, "hiddens": ["x"]})},
+        "no_parameters": ({**saved, "params": {"params": {}}}, flax.errors.ScopeCollectionNotFound),
+        "a_kernel_cut": ({**saved, "params": tree.unflatten([leaves[0][:1], *leaves[1:]])},
+                         flax.errors.ScopeParamShapeError),
     }
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XLA_FLAGS", os.environ.get("XLA_FLAGS", ""))  # the script appends to it
-    for name, checkpoint in variants.items():
+    for name, (checkpoint, error) in variants.items():
         path = tmp_path / f"{name}.cleanrl_model"
         path.write_bytes(flax.serialization.msgpack_serialize(checkpoint))
         monkeypatch.setattr(sys, "argv", [str(SCRIPTS[runs[0]]), "--eval-checkpoint", str(path)])
-        with pytest.raises(SystemExit) as exited:
+        with pytest.raises(error):
             runpy.run_path(str(SCRIPTS[runs[0]]), run_name="__main__")
-        assert str(exited.value.code).startswith(f"error: --eval-checkpoint {path}: "), name
-    assert not (tmp_path / "runs").exists() and not (tmp_path / "videos").exists()
+    assert not (tmp_path / "runs").exists()
 
 
 def test_async_pools_without_concurrency_train(runs) -> None:
@@ -424,28 +504,38 @@ def test_atari_run_with_resnet_video_and_evaluation(runs) -> None:
 
 
 def test_bad_arguments_fail_clearly(tmp_path) -> None:
-    env = {**os.environ, "OMP_NUM_THREADS": "1",
+    # The scripts' own checks print an `error:` line; the rest is the library's own exception.
+    (tmp_path / "wandb").mkdir()  # a wandb that fails to import, whether or not one is installed
+    (tmp_path / "wandb" / "__init__.py").write_text("raise ImportError('no wandb')")
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(tmp_path),
            "XLA_FLAGS": "--xla_force_host_platform_device_count=3"}
     cases = [
-        (SCRIPTS["ppo"], ["--track"], "pip install wandb"),
-        # the seed is checked before an evaluation, which seeds its envs and actions with it
-        (SCRIPTS["ppo"], ["--eval-checkpoint", "missing.cleanrl_model", "--seed", "-1"],
-         "--seed must be in [0, 2**32)"),
+        (SCRIPTS["ppo"], ["--env-id", "CartPole-v1", "--track"], "ImportError: no wandb"),
         (SCRIPTS["impala"], ["--env-id", "CartPole-v1", "--local-num-envs", "16",
                              "--num-actor-threads", "1", "--learner-device-ids", "0", "1", "2"],
-         "= 16) must divide into the 3 gradient shards (one per learner device)"),
-        (SCRIPTS["impala"], ["--env-id", "CartPol-v1"], "unknown --env-id 'CartPol-v1'"),
-        (SCRIPTS["ppo"], ["--env-id", "Pendulum-v1"], "Pendulum-v1 has continuous actions"),
+         "error: the global envs (local_num_envs 16 x num_actor_threads 1 x 1 actor devices x 1 "
+         "processes = 16) must divide into 3 gradient shards"),
+        (SCRIPTS["impala"], ["--env-id", "CartPol-v1"], "unknown task id 'CartPol-v1'"),
+        (SCRIPTS["ppo"], ["--env-id", "Pendulum-v1"], "error: Pendulum-v1 has continuous actions"),
         (SCRIPTS["ppo"], ["--env-id", "CartPole-v1", "--local-num-envs", "4",
-                          "--num-grad-shards", "3"], "must divide into --num-grad-shards 3"),
+                          "--num-grad-shards", "3"], "= 8) must divide into 3 gradient shards"),
         (SCRIPTS["impala"], ["--env-id", "CartPole-v1", "--local-num-envs", "2",
                              "--num-actor-threads", "1", "--num-minibatches", "4"],
-         "a shard's 2 envs must divide into --num-minibatches 4"),
+         "error: a shard's 2 envs must divide into --num-minibatches 4"),
+        (SCRIPTS["ppo"], ["--eval-checkpoint", "missing.cleanrl_model"],
+         "No such file or directory: 'missing.cleanrl_model'"),
+        # jax.distributed.initialize's own messages, before it connects (in a new interpreter:
+        # it must run before anything else in JAX)
+        (SCRIPTS["impala"], ["--distributed", "--coordinator-address", "127.0.0.1:1"],
+         "error: --distributed: Number of processes must be defined"),
+        (SCRIPTS["ppo"], ["--distributed", "--coordinator-address", "127.0.0.1:1",
+                          "--num-processes", "2", "--process-id", "2"],
+         "error: --distributed: process_id and num_processes must be"),
     ]
     for script, args, message in cases:
         proc = subprocess.run([sys.executable, str(script), *args], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=600)
-        assert proc.returncode != 0 and "error: " in proc.stderr and message in proc.stderr, (
+        assert proc.returncode != 0 and message in proc.stderr, (
             args, proc.stdout[-2000:], proc.stderr[-2000:])
         assert not (tmp_path / "runs").exists(), args
 
@@ -456,62 +546,33 @@ TINY = {"--env-id": "CartPole-v1", "--local-num-envs": "4", "--num-actor-threads
 REFUSED = [  # (flags over TINY, what the error line says)
     ({"--capture-video": ""}, "error: --capture-video: CartPole-v1 has no render() to record"),
     ({"--env-id": "Acrobot-v1", "--capture-video": ""}, "Acrobot-v1 has no render() to record"),
-    ({"--num-minibatches": "0"}, "--num-minibatches must be at least 1, not 0"),
-    ({"--num-minibatches": "-2"}, "--num-minibatches must be at least 1, not -2"),
-    ({"--local-num-envs": "0"}, "--local-num-envs must be at least 1, not 0"),
-    ({"--local-num-envs": "-4"}, "--local-num-envs must be at least 1, not -4"),
-    ({"--num-actor-threads": "0"}, "--num-actor-threads must be at least 1, not 0"),
-    ({"--num-steps": "0"}, "--num-steps must be at least 1, not 0"),
-    ({"--num-grad-shards": "-1"}, "--num-grad-shards must be at least 0, not -1"),
-    ({"--max-episode-steps": "0"}, "--max-episode-steps must be at least 1, not 0"),
-    ({"--eval-episodes": "0"}, "--eval-episodes must be at least 1, not 0"),
+    ({"--num-minibatches": "0"}, "--num-minibatches must be at least 1"),
+    ({"--num-minibatches": "-2"}, "--num-minibatches must be at least 1"),
+    ({"--local-num-envs": "0"}, "--local-num-envs must be at least 1"),
+    ({"--local-num-envs": "-4"}, "--local-num-envs must be at least 1"),
+    ({"--num-actor-threads": "0"}, "--num-actor-threads must be at least 1"),
+    ({"--num-steps": "0"}, "--num-steps must be at least 1"),
+    ({"--num-grad-shards": "-1"}, "--num-grad-shards -1 must be a positive multiple of the 1 "),
     ({"--learner-device-ids": "0 0"}, "--learner-device-ids [0, 0] must be distinct"),
     ({"--actor-device-ids": "0 0"}, "--actor-device-ids [0, 0] must be distinct"),
     ({"--coordinator-address": "127.0.0.1:1"}, "--coordinator-address: only with --distributed"),
     ({"--num-processes": "2", "--process-id": "1"},
      "error: --num-processes, --process-id: only with --distributed"),
-    ({"--distributed": "", "--coordinator-address": "127.0.0.1:1"},
-     "--distributed takes all of --coordinator-address, --num-processes and --process-id"),
-    ({"--distributed": "", "--coordinator-address": "127.0.0.1:1", "--num-processes": "2",
-      "--process-id": "2"}, "--process-id must be in [0, --num-processes=2)"),
-    ({"--results-file": "missing/results.npz"}, "the folder of --results-file"),
-    ({"--eval-checkpoint": "missing.cleanrl_model"}, "--eval-checkpoint missing.cleanrl_model"),
-    ({"--eval-checkpoint": "garbage.cleanrl_model"}, "--eval-checkpoint garbage.cleanrl_model"),
-    ({"--learning-rate": "-1"}, "--learning-rate must be finite and above 0, --max-grad-norm"),
-    ({"--max-grad-norm": "0"}, "--learning-rate must be finite and above 0, --max-grad-norm"),
-    ({"--gamma": "1.5"}, "--gamma in [0, 1]"),
-    ({"--vf-coef": "-0.5"}, "--vf-coef finite and at least 0"),
-    ({"--learning-rate": "nan"}, "--learning-rate must be finite and above 0"),
-    # NaN and inf where min() over several values let them through
-    ({"--max-grad-norm": "nan"}, "--learning-rate must be finite and above 0, --max-grad-norm"),
-    ({"--ent-coef": "nan"}, "--ent-coef finite"),
-    ({"--learning-rate": "inf"}, "--learning-rate must be finite and above 0"),
-    ({"--vf-coef": "inf"}, "--vf-coef finite and at least 0"),
-    ({"--exp-name": "a/b"}, "--exp-name must be a file name (no /)"),
-    ({"--seed": "99999999999999999999"}, "--seed must be in [0, 2**32)"),
-    ({"--seed": "-1"}, "--seed must be in [0, 2**32)"),
-    ({"--hiddens": "-3"}, "--channels and --hiddens must be at least 1 each"),
-    ({"--channels": "16 0 32"}, "--channels and --hiddens must be at least 1 each"),
     ({"--distributed": "", "--coordinator-address": "nonsense", "--num-processes": "1",
       "--process-id": "0"}, "error: --distributed: "),
+    ({"--results-file": "missing/results.npz"}, "the folder of --results-file"),
 ]
 
 
 @pytest.mark.parametrize(
     ("name", "flags", "message"),
     [(name, flags, message) for name in SCRIPTS for flags, message in REFUSED]
-    + [("ppo", {"--update-epochs": "0"}, "--update-epochs must be at least 1, not 0"),
-       ("ppo", {"--clip-coef": "-0.1"}, "--clip-coef must be finite and above 0"),
-       ("ppo", {"--num-minibatches": "16"}, "--num-minibatches 16 of at least 2 samples each"),
-       ("impala", {"--clip-c-threshold": "nan"}, "--clip-c-threshold and"),
-       ("ppo", {"--gae-lambda": "2"}, "--gae-lambda in [0, 1]"),
-       ("impala", {"--vtrace-lambda": "-1"}, "--vtrace-lambda must be in [0, 1]"),
-       ("impala", {"--clip-c-threshold": "0"}, "--clip-c-threshold and --clip-pg-rho-threshold")],
+    + [("ppo", {"--update-epochs": "0"}, "--update-epochs must be at least 1"),
+       ("ppo", {"--num-minibatches": "16"}, "--num-minibatches 16 of at least 2 samples each")],
     ids=lambda x: " ".join(f"{k} {v}".strip() for k, v in x.items()) if isinstance(x, dict)
     else x if x in SCRIPTS else "")
 def test_bad_flags_are_refused_before_training(name, flags, message, tmp_path,
                                                monkeypatch) -> None:
-    (tmp_path / "garbage.cleanrl_model").write_bytes(b"not a checkpoint")
     # In this process, where the script's imports are already loaded: milliseconds, not the
     # seconds of a new interpreter.
     monkeypatch.chdir(tmp_path)
@@ -528,7 +589,7 @@ def test_bad_flags_are_refused_before_training(name, flags, message, tmp_path,
     assert "leave_at_once" not in registered
     assert str(exited.value.code).startswith("error: ") and message in str(exited.value.code), (
         exited.value.code)
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["garbage.cleanrl_model"]
+    assert not list(tmp_path.iterdir())
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
@@ -592,6 +653,17 @@ def test_a_failing_process_stops_every_process_at_once(tmp_path) -> None:
             time.sleep(0.2)
         time.sleep(1.0)  # well inside the training loop
         procs[1].send_signal(signal.SIGINT)
+        # A KeyboardInterrupt that lands in a gc callback (JAX has one) is only printed,
+        # "Exception ignored in: ...": then Ctrl-C is pressed again, as a user would.
+        for _ in range(5):
+            try:
+                procs[1].wait(timeout=20)
+                break
+            except subprocess.TimeoutExpired:
+                text = (tmp_path / "out1.txt").read_text()
+                if text.count("Exception ignored") < text.count("KeyboardInterrupt"):
+                    break  # one was taken: the process is leaving
+                procs[1].send_signal(signal.SIGINT)
         for p in procs:
             p.wait(timeout=60)
     finally:

@@ -274,8 +274,11 @@ def check_training_run(tmp_path: Path, proc, script: Path, time_limit: int) -> P
 
 def check_eval_run(tmp_path: Path, script: Path, ckpt: Path, frame_shape: tuple, fps: float,
                    lives: bool) -> None:
+    runs_before = sorted((tmp_path / "runs").iterdir())
     proc = run(script, tmp_path, "--eval-checkpoint", str(ckpt), "--eval-episodes", "2",
                "--capture-video")
+    # Only what evaluation needs: no TensorBoard run, no training envs (no progress bar).
+    assert sorted((tmp_path / "runs").iterdir()) == runs_before and "SPS=" not in proc.stderr
     lengths = re.findall(r"eval_episode=\d+, episodic_return=\S+, episodic_length=(\d+)",
                          proc.stdout)
     assert lengths == ["40", "40"], proc.stdout
@@ -349,13 +352,35 @@ def test_mujoco_train_save_eval_video(tmp_path: Path) -> None:
     saved = torch.load(ckpt, weights_only=True)["model"]  # the observation statistics too
     assert saved["obs_rms.mean"].shape == (17,) and saved["obs_rms.count"] > 512
     check_eval_run(tmp_path, MUJOCO, ckpt, (480, 480, 3), 20.0, lives=False)
-    # Evaluating a checkpoint leaves its observation statistics as they were: saved again,
-    # they are unchanged (reset observations are not folded in).
-    run(MUJOCO, tmp_path, "--eval-checkpoint", str(ckpt), "--eval-episodes", "1", "--save-model")
-    (resaved,) = set((tmp_path / "runs").glob("*/ppo_mujoco_envpool.cleanrl_model")) - {ckpt}
-    resaved_model = torch.load(resaved, weights_only=True)["model"]
-    for name in ("obs_rms.mean", "obs_rms.var", "obs_rms.count"):
-        assert torch.equal(resaved_model[name], saved[name]), name
+
+
+def test_mujoco_evaluation_leaves_observation_statistics(tmp_path: Path, monkeypatch) -> None:
+    # Evaluating a checkpoint (here in this process) normalises observations with its statistics
+    # and does not fold the evaluation's observations into them.
+    import torch
+
+    mujoco = runpy.run_path(str(MUJOCO))  # the definitions only (not run as __main__)
+    spec_agent = mujoco["Agent"](mujoco["envpool"].make_spec("Hopper-v4"))  # as if trained:
+    spec_agent.obs_rms.mean.fill_(0.5)
+    spec_agent.obs_rms.var.fill_(2.0)
+    spec_agent.obs_rms.count.fill_(1000.0)
+    ckpt = tmp_path / "model.cleanrl_model"
+    torch.save({"model": spec_agent.state_dict(),
+                "args": {"env_id": "Hopper-v4", "max_episode_steps": 30}}, ckpt)
+    loaded, load = [], torch.nn.Module.load_state_dict
+    monkeypatch.setattr(torch.nn.Module, "load_state_dict",
+                        lambda self, *a, **k: (loaded.append(self), load(self, *a, **k))[1])
+    monkeypatch.setattr(sys, "argv", [str(MUJOCO), "--eval-checkpoint", str(ckpt),
+                                      "--eval-episodes", "2"])
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exited:
+        runpy.run_path(str(MUJOCO), run_name="__main__")
+    assert exited.value.code == 0
+    (agent,) = loaded
+    for name, value in spec_agent.state_dict().items():
+        if name.startswith("obs_rms."):
+            assert torch.equal(agent.state_dict()[name], value), name
+    assert not (tmp_path / "runs").exists()
 
 
 CHECK = "error: need --num-steps >= 2, --num-envs x --num-steps >= 8 x --num-minibatches"
