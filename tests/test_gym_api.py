@@ -282,8 +282,8 @@ def test_gymnasium_vector_wrappers_and_reset_keywords() -> None:
     pool.reset()
     obs, info = pool.reset(options={"reset_mask": np.array([False, True, False, True])})
     assert list(info["env_id"]) == [1, 3] and obs.shape == (2, 4)
-    with pytest.warns(UserWarning, match="seeds are set at creation"):
-        pool.reset(seed=7)
+    reseeded, _ = pool.reset(seed=7)  # reseeds as gymnasium's vector envs do: env i gets 7 + i
+    np.testing.assert_array_equal(reseeded, ep.make("CartPole-v1", num_envs=4, seed=7).reset()[0])
     with pytest.raises(ValueError, match="unknown reset options"):
         pool.reset(options={"foo": 1})
     with pytest.raises(ValueError, match="reset_mask must be a bool array of shape"):
