@@ -204,7 +204,7 @@ def test_threads_stepping_one_pool_get_their_own_rows() -> None:
 
 def test_close_from_another_thread_ends_a_recv_loop_cleanly() -> None:
     # Before the lock, close() freed the envs under a recv() in progress: a segfault.
-    env = ep.make("Pong-v5", num_envs=16, batch_size=4, num_threads=1)
+    env = ep.make("Hopper-v4", num_envs=16, batch_size=4, num_threads=1)
     env.async_reset()
     ended: list = []
 
@@ -212,7 +212,7 @@ def test_close_from_another_thread_ends_a_recv_loop_cleanly() -> None:
         try:
             while True:
                 info = env.recv()[-1]
-                env.send(np.zeros(4, np.int32), info["env_id"])
+                env.send(np.zeros((4, 3)), info["env_id"])
         except RuntimeError as e:
             ended.append(str(e))
 
