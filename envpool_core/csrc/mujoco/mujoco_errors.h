@@ -18,6 +18,11 @@ namespace envpool_core::mujoco {
 // mj_step `steps` times, then mj_rnePostConstraint if `post_constraint`.
 void StepPhysics(const mjModel* m, mjData* d, int steps, bool post_constraint);
 void ForwardPhysics(const mjModel* m, mjData* d);
+// dm_control's Physics.step(steps): the state is assumed to have had mj_step1
+// already, so it runs mj_step2, then mj_step steps-1 times, then mj_step1 so
+// that the position- and velocity-dependent fields match qpos/qvel (with RK4,
+// which has no split step: mj_step steps times, then mj_step1).
+void StepPhysicsSplit(const mjModel* m, mjData* d, int steps);
 void ResetPhysics(const mjModel* m, mjData* d);
 
 // mj_loadXML(path), collecting the warnings MuJoCo's compiler emits into

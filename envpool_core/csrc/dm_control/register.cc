@@ -1,0 +1,12 @@
+#include "dm_control/register.h"
+
+#include "dm_control/suite_task.h"
+
+namespace envpool_core {
+
+void RegisterDmControlTasks(TaskRegistry& registry, const std::string& suite_dir) {
+  dm_control::RegisterCheetah(registry, suite_dir);
+  dm_control::RegisterWalker(registry, suite_dir);
+}
+
+}  // namespace envpool_core
