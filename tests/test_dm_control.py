@@ -1,0 +1,214 @@
+"""The DeepMind Control Suite against dm_control, its reference, and EnvPool's structure.
+
+Alignment: env i of a pool made with `seed=s` starts where dm_control's
+`suite.load(domain, task, task_kwargs={"random": s + i})` starts (our reset draws numpy's
+RandomState numbers in dm_control's order), and the same actions give the same
+observations (every key), rewards, discounts and step types, through a whole episode, the
+time limit and the auto-reset into the next episode, which dm_control starts from the same
+RandomState. The comparison is exact (`assert_array_equal`): both sides run the same
+libmujoco calls in the same order on the same model, and the task arithmetic is
+dm_control's, term by term; a task that needs a tolerance states it in `ATOL` with why.
+
+Structure: the dm_env, gymnasium and gym-era views have EnvPool 1.2.5's keys, shapes and
+dtypes and its options (taken, or fixed by the id); the observation bounds are the one
+difference (EnvPool's spec says [2.2e-308, 1.8e308], which excludes every negative value
+its own envs return; ours are unbounded).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dm_env
+import numpy as np
+import pytest
+
+import envpool_core as ep
+
+suite = pytest.importorskip("dm_control.suite")
+
+# id -> (domain, task) in dm_control.
+TASKS = {
+    "CheetahRun-v1": ("cheetah", "run"),
+    "WalkerStand-v1": ("walker", "stand"),
+    "WalkerWalk-v1": ("walker", "walk"),
+    "WalkerRun-v1": ("walker", "run"),
+}
+# Absolute tolerances where the arithmetic is not the same as dm_control's (none so far).
+ATOL: dict[str, float] = {}
+# The steps of an episode (every task's time limit is 1000 control steps).
+EPISODE = 1000
+
+
+@pytest.fixture(autouse=True)
+def _mujoco_log_in_tmp(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MuJoCo's default warning handler (cheetah.xml has a deprecated attribute) appends to
+    MUJOCO_LOG.TXT in the working directory: keep it out of the checkout."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MUJOCO_GL", "egl")
+
+
+def assert_close(task_id: str, ours: Any, theirs: Any, what: str) -> None:
+    atol = ATOL.get(task_id, 0.0)
+    if atol == 0.0:
+        np.testing.assert_array_equal(ours, theirs, err_msg=f"{task_id} {what}")
+    else:
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=atol, err_msg=f"{task_id} {what}")
+
+
+def compare_timestep(task_id: str, ts: dm_env.TimeStep, i: int, ref: dm_env.TimeStep,
+                     t: int) -> None:
+    """Env i of our batched TimeStep against dm_control's TimeStep at step t."""
+    assert int(ts.step_type[i]) == int(ref.step_type), f"{task_id} step {t}: step type"
+    for key, value in ref.observation.items():
+        assert_close(task_id, np.asarray(getattr(ts.observation, key))[i], value,
+                     f"step {t}: observation {key!r}")
+    if ref.first():  # dm_control's first TimeStep has no reward or discount; EnvPool's 0, 1
+        assert (ts.reward[i], ts.discount[i]) == (0.0, 1.0)
+        return
+    assert_close(task_id, ts.reward[i], np.float32(ref.reward), f"step {t}: reward")
+    assert ts.discount[i] == np.float32(ref.discount), f"{task_id} step {t}: discount"
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("task_id", list(TASKS))
+def test_steps_as_dm_control(task_id: str) -> None:
+    domain, task = TASKS[task_id]
+    seed, num_envs = 7, 2
+    env = ep.make_dm(task_id, num_envs=num_envs, seed=seed)
+    refs = [suite.load(domain, task, task_kwargs={"random": seed + i}) for i in range(num_envs)]
+    action_spec = refs[0].action_spec()
+    rng = np.random.default_rng(0)
+    ts = env.reset()
+    ref_ts = [ref.reset() for ref in refs]
+    # A whole episode, its last step, and the first steps of the next one.
+    for t in range(EPISODE + 5):
+        for i in range(num_envs):
+            compare_timestep(task_id, ts, i, ref_ts[i], t)
+        # Actions beyond the bounds too: MuJoCo clamps them on both sides.
+        action = rng.uniform(1.2 * action_spec.minimum, 1.2 * action_spec.maximum,
+                             (num_envs, *action_spec.shape))
+        ts = env.step(action)
+        ref_ts = [ref.step(a) for ref, a in zip(refs, action, strict=True)]
+        if t == EPISODE - 1:
+            assert all(r.last() for r in ref_ts) and ts.last().all(), f"{task_id}: episode end"
+
+
+@pytest.mark.parametrize("task_id", ["CheetahRun-v1", "WalkerWalk-v1"])
+def test_reset_with_seed_restarts_as_dm_control(task_id: str) -> None:
+    # gymnasium's reset(seed=s) reseeds env i as a new env of seed s + i: its episode starts
+    # where dm_control's task with that seed starts.
+    domain, task = TASKS[task_id]
+    env = ep.make_gymnasium(task_id, num_envs=2, seed=0)
+    env.reset()
+    env.step(np.zeros((2, *env.action_space.shape)))
+    obs, _ = env.reset(seed=123)
+    for i in range(2):
+        ref = suite.load(domain, task, task_kwargs={"random": 123 + i}).reset()
+        for key, value in ref.observation.items():
+            assert_close(task_id, obs[key][i], value, f"env {i} {key!r} after reset(seed=)")
+
+
+# -- structure against EnvPool 1.2.5 ----------------------------------------------------------
+
+upstream = pytest.importorskip("envpool")
+STRUCTURE_TASKS = ["CheetahRun-v1", "WalkerWalk-v1"]
+
+
+def layout(space_or_spec: Any) -> Any:
+    """Names, shapes and dtypes (not bounds) of a spec, space or value tree."""
+    if hasattr(space_or_spec, "_asdict"):
+        return {k: layout(v) for k, v in space_or_spec._asdict().items()}
+    if isinstance(space_or_spec, dict) or hasattr(space_or_spec, "spaces"):
+        items = space_or_spec.items() if isinstance(space_or_spec, dict) else \
+            space_or_spec.spaces.items()
+        return {k: layout(v) for k, v in items}
+    return (tuple(space_or_spec.shape), np.dtype(space_or_spec.dtype))
+
+
+@pytest.mark.parametrize("task_id", STRUCTURE_TASKS)
+@pytest.mark.parametrize("from_pixels", [False, True])
+def test_dm_structure_is_envpools(task_id: str, from_pixels: bool) -> None:
+    options = {"from_pixels": True} if from_pixels else {}
+    ours = ep.make_spec(task_id, **options)
+    theirs = upstream.make_spec(task_id, **options)
+    our_obs, their_obs = layout(ours.observation_spec()), layout(theirs.observation_spec())
+    assert our_obs.pop("elapsed_step") == ((), np.dtype(np.int32))  # ours adds it, as elsewhere
+    assert our_obs == their_obs
+    assert list(our_obs) == list(their_obs)  # dm_control's key order
+    for a, b in ((ours.action_spec(), theirs.action_spec()),):
+        assert type(a) is type(b) and a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_array_equal(a.minimum, b.minimum)
+        np.testing.assert_array_equal(a.maximum, b.maximum)
+    assert layout(ours.observation_space) == layout(theirs.observation_space)
+    assert ours.action_space == theirs.action_space
+    if not from_pixels:
+        # The one difference: bounds. EnvPool's lower bound is the smallest positive float64.
+        assert all(np.all(s.low == -np.inf) for s in ours.observation_space.spaces.values())
+
+
+@pytest.mark.parametrize("task_id", STRUCTURE_TASKS)
+def test_every_envpool_option_is_taken(task_id: str) -> None:
+    theirs = upstream.make_spec(task_id).config._asdict()
+    ours = ep.make_spec(task_id).config._asdict()
+    pool_keys = {"num_envs", "batch_size", "num_threads", "thread_affinity_offset", "seed",
+                 "max_num_players", "base_path", "env_seed", "gym_reset_return_info"}
+    for name in sorted(set(theirs) - pool_keys):
+        assert ours[name] == theirs[name], name
+        if name == "task_name":  # fixed by the id, as Atari's task
+            with pytest.raises(TypeError, match="fixed by the task id"):
+                ep.make_spec(task_id, task_name="walk")
+        else:
+            assert ep.make_spec(task_id, **{name: theirs[name]}).config._asdict() == ours
+    pixels = upstream.make_spec(task_id, from_pixels=True).config._asdict()
+    ours = ep.make_spec(task_id, from_pixels=True).config._asdict()
+    for name in ("render_width", "render_height", "render_camera_id", "frame_stack"):
+        assert ours[name] == pixels[name], name
+
+
+@pytest.mark.parametrize("task_id", STRUCTURE_TASKS)
+def test_gymnasium_and_gym_views_are_envpools(task_id: str) -> None:
+    seen = {}
+    for name, envpool in (("ours", ep), ("theirs", upstream)):
+        env = envpool.make_gymnasium(task_id, num_envs=3, seed=1)
+        obs, info = env.reset()
+        step = env.step(np.zeros((3, *env.action_space.shape)))
+        # gym-era reset returns (obs, info) as EnvPool's default does (ours: when asked).
+        gym_env = envpool.make_gym(task_id, num_envs=3, seed=1, gym_reset_return_info=True)
+        gym_reset = gym_env.reset()
+        gym_step = gym_env.step(np.zeros((3, *gym_env.action_space.shape)))
+        seen[name] = (
+            {k: (v.shape, v.dtype) for k, v in obs.items()},
+            {k: (v.shape, v.dtype) for k, v in step[0].items()},
+            [np.asarray(x).dtype for x in step[1:4]],
+            type(gym_reset).__name__,
+            {k: (v.shape, v.dtype) for k, v in gym_reset[0].items()},
+            {k: (v.shape, v.dtype) for k, v in gym_step[0].items()},
+            [np.asarray(x).dtype for x in gym_step[1:3]],
+        )
+        assert set(info) >= {"env_id", "players", "elapsed_step"}
+    assert seen["ours"] == seen["theirs"]
+
+
+def test_step_counts_and_time_limit_option() -> None:
+    env = ep.make_dm("WalkerWalk-v1", num_envs=1, max_episode_steps=3)
+    ts = env.reset()
+    for _ in range(3):
+        ts = env.step(np.zeros((1, 6)))
+    assert ts.last().all() and ts.discount[0] == 1.0  # truncation keeps the discount
+    assert env.step(np.zeros((1, 6))).first().all()
+
+
+def test_frame_skip_is_dm_controls_n_sub_steps() -> None:
+    # WalkerWalk's control timestep is 10 physics steps, CheetahRun's one; frame_skip=3 is
+    # dm_control's environment with n_sub_steps=3.
+    assert ep.make_spec("WalkerWalk-v1").config.frame_skip == 10
+    assert ep.make_spec("CheetahRun-v1").config.frame_skip == 1
+    env = ep.make_dm("CheetahRun-v1", num_envs=1, seed=4, frame_skip=3)
+    ref = suite.load("cheetah", "run", task_kwargs={"random": 4},
+                     environment_kwargs={"n_sub_steps": 3})
+    ts, ref_ts = env.reset(), ref.reset()
+    for t in range(20):
+        compare_timestep("CheetahRun-v1", ts, 0, ref_ts, t)
+        action = np.full(6, 0.5)
+        ts, ref_ts = env.step(action[None]), ref.step(action)
