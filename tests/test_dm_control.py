@@ -33,9 +33,23 @@ TASKS = {
     "WalkerStand-v1": ("walker", "stand"),
     "WalkerWalk-v1": ("walker", "walk"),
     "WalkerRun-v1": ("walker", "run"),
+    "CartpoleBalance-v1": ("cartpole", "balance"),
+    "CartpoleBalanceSparse-v1": ("cartpole", "balance_sparse"),
+    "CartpoleSwingup-v1": ("cartpole", "swingup"),
+    "CartpoleSwingupSparse-v1": ("cartpole", "swingup_sparse"),
+    "HopperStand-v1": ("hopper", "stand"),
+    "HopperHop-v1": ("hopper", "hop"),
+    "PendulumSwingup-v1": ("pendulum", "swingup"),
+    "BallInCupCatch-v1": ("ball_in_cup", "catch"),
 }
-# Absolute tolerances where the arithmetic is not the same as dm_control's (none so far).
-ATOL: dict[str, float] = {}
+# Absolute tolerances, per task and observation key, where the arithmetic is not the same as
+# dm_control's. The hopper's touch is np.log1p of the touch sensors: numpy's log1p is its
+# own vectorised implementation, which differs from the C library's in the last bit
+# (8.9e-16 seen); nothing else reads it, so the trajectory stays exact.
+ATOL: dict[str, dict[str, float]] = {
+    "HopperStand-v1": {"touch": 1e-14},
+    "HopperHop-v1": {"touch": 1e-14},
+}
 # The steps of an episode (every task's time limit is 1000 control steps).
 EPISODE = 1000
 
@@ -48,8 +62,8 @@ def _mujoco_log_in_tmp(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MUJOCO_GL", "egl")
 
 
-def assert_close(task_id: str, ours: Any, theirs: Any, what: str) -> None:
-    atol = ATOL.get(task_id, 0.0)
+def assert_close(task_id: str, ours: Any, theirs: Any, what: str, key: str = "") -> None:
+    atol = ATOL.get(task_id, {}).get(key, 0.0)
     if atol == 0.0:
         np.testing.assert_array_equal(ours, theirs, err_msg=f"{task_id} {what}")
     else:
@@ -62,7 +76,7 @@ def compare_timestep(task_id: str, ts: dm_env.TimeStep, i: int, ref: dm_env.Time
     assert int(ts.step_type[i]) == int(ref.step_type), f"{task_id} step {t}: step type"
     for key, value in ref.observation.items():
         assert_close(task_id, np.asarray(getattr(ts.observation, key))[i], value,
-                     f"step {t}: observation {key!r}")
+                     f"step {t}: observation {key!r}", key)
     if ref.first():  # dm_control's first TimeStep has no reward or discount; EnvPool's 0, 1
         assert (ts.reward[i], ts.discount[i]) == (0.0, 1.0)
         return
@@ -106,7 +120,7 @@ def test_reset_with_seed_restarts_as_dm_control(task_id: str) -> None:
     for i in range(2):
         ref = suite.load(domain, task, task_kwargs={"random": 123 + i}).reset()
         for key, value in ref.observation.items():
-            assert_close(task_id, obs[key][i], value, f"env {i} {key!r} after reset(seed=)")
+            assert_close(task_id, obs[key][i], value, f"env {i} {key!r} after reset(seed=)", key)
 
 
 # -- structure against EnvPool 1.2.5 ----------------------------------------------------------

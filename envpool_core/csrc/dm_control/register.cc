@@ -5,7 +5,11 @@
 namespace envpool_core {
 
 void RegisterDmControlTasks(TaskRegistry& registry, const std::string& suite_dir) {
+  dm_control::RegisterBallInCup(registry, suite_dir);
+  dm_control::RegisterCartpole(registry, suite_dir);
   dm_control::RegisterCheetah(registry, suite_dir);
+  dm_control::RegisterHopper(registry, suite_dir);
+  dm_control::RegisterPendulum(registry, suite_dir);
   dm_control::RegisterWalker(registry, suite_dir);
 }
 
