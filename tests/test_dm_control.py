@@ -41,14 +41,24 @@ TASKS = {
     "HopperHop-v1": ("hopper", "hop"),
     "PendulumSwingup-v1": ("pendulum", "swingup"),
     "BallInCupCatch-v1": ("ball_in_cup", "catch"),
+    "AcrobotSwingup-v1": ("acrobot", "swingup"),
+    "AcrobotSwingupSparse-v1": ("acrobot", "swingup_sparse"),
+    "FingerSpin-v1": ("finger", "spin"),
+    "FingerTurnEasy-v1": ("finger", "turn_easy"),
+    "FingerTurnHard-v1": ("finger", "turn_hard"),
+    "ReacherEasy-v1": ("reacher", "easy"),
+    "ReacherHard-v1": ("reacher", "hard"),
+    "PointMassEasy-v1": ("point_mass", "easy"),
+    "PointMassHard-v1": ("point_mass", "hard"),
 }
 # Absolute tolerances, per task and observation key, where the arithmetic is not the same as
-# dm_control's. The hopper's touch is np.log1p of the touch sensors: numpy's log1p is its
-# own vectorised implementation, which differs from the C library's in the last bit
-# (8.9e-16 seen); nothing else reads it, so the trajectory stays exact.
+# dm_control's. The hopper's and the finger's touch is np.log1p of the touch sensors:
+# numpy's log1p is its own vectorised implementation, which differs from the C library's in
+# the last bit (8.9e-16 seen); nothing else reads it, so the trajectory stays exact.
 ATOL: dict[str, dict[str, float]] = {
-    "HopperStand-v1": {"touch": 1e-14},
-    "HopperHop-v1": {"touch": 1e-14},
+    task_id: {"touch": 1e-14}
+    for task_id in ("HopperStand-v1", "HopperHop-v1", "FingerSpin-v1", "FingerTurnEasy-v1",
+                    "FingerTurnHard-v1")
 }
 # The steps of an episode (every task's time limit is 1000 control steps).
 EPISODE = 1000

@@ -6,10 +6,11 @@ namespace envpool_core::dm_control {
 
 namespace {
 
-// x / np.linalg.norm(x) for a short vector.
+// x / np.linalg.norm(x) for a short vector (a dot product accumulated with
+// fused multiply-adds, as numpy's; see SuiteEnv::Norm).
 void Normalize(double* x, int n) {
   double s = 0.0;
-  for (int i = 0; i < n; ++i) s += x[i] * x[i];
+  for (int i = 0; i < n; ++i) s = std::fma(x[i], x[i], s);
   double norm = std::sqrt(s);
   for (int i = 0; i < n; ++i) x[i] /= norm;
 }

@@ -5,11 +5,15 @@
 namespace envpool_core {
 
 void RegisterDmControlTasks(TaskRegistry& registry, const std::string& suite_dir) {
+  dm_control::RegisterAcrobot(registry, suite_dir);
   dm_control::RegisterBallInCup(registry, suite_dir);
   dm_control::RegisterCartpole(registry, suite_dir);
   dm_control::RegisterCheetah(registry, suite_dir);
+  dm_control::RegisterFinger(registry, suite_dir);
   dm_control::RegisterHopper(registry, suite_dir);
   dm_control::RegisterPendulum(registry, suite_dir);
+  dm_control::RegisterPointMass(registry, suite_dir);
+  dm_control::RegisterReacher(registry, suite_dir);
   dm_control::RegisterWalker(registry, suite_dir);
 }
 

@@ -8,8 +8,19 @@
 
 namespace envpool_core::dm_control {
 
-SuiteEnv::SuiteEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model)
-    : model_(model.model.get()),
+namespace {
+
+mjModel* CopyModel(const mjModel* m) {
+  mjModel* copy = mj_copyModel(nullptr, m);
+  if (copy == nullptr) throw std::runtime_error("mj_copyModel failed (out of memory?)");
+  return copy;
+}
+
+}  // namespace
+
+SuiteEnv::SuiteEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, bool private_model)
+    : private_model_(private_model ? CopyModel(model.model.get()) : nullptr),
+      model_(private_model ? private_model_ : model.model.get()),
       data_(mj_makeData(model_)),
       random_(seed),
       frame_skip_(static_cast<int>(spec.config.GetInt("frame_skip"))),
@@ -17,10 +28,16 @@ SuiteEnv::SuiteEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model)
       render_width_(static_cast<int>(spec.config.GetInt("render_width"))),
       render_height_(static_cast<int>(spec.config.GetInt("render_height"))),
       render_camera_id_(static_cast<int>(spec.config.GetInt("render_camera_id"))) {
-  if (data_ == nullptr) throw std::runtime_error("mj_makeData failed (out of memory?)");
+  if (data_ == nullptr) {
+    if (private_model_ != nullptr) mj_deleteModel(private_model_);
+    throw std::runtime_error("mj_makeData failed (out of memory?)");
+  }
 }
 
-SuiteEnv::~SuiteEnv() { mj_deleteData(data_); }
+SuiteEnv::~SuiteEnv() {
+  mj_deleteData(data_);
+  if (private_model_ != nullptr) mj_deleteModel(private_model_);
+}
 
 bool SuiteEnv::Reset(OutputRow& row) {
   mujoco::ResetPhysics(model_, data_);
@@ -47,7 +64,20 @@ void SuiteEnv::Step(const void* action, OutputRow& row) {
 void SuiteEnv::PhysicsStep(int nstep) { mujoco::StepPhysicsSplit(model_, data_, nstep); }
 
 void SuiteEnv::ForwardWithoutActuation() {
-  mujoco::ForwardPhysics(suite_model_.without_actuation.get(), data_);
+  if (private_model_ == nullptr) {
+    mujoco::ForwardPhysics(suite_model_.without_actuation.get(), data_);
+    return;
+  }
+  // The env's own model: dm_control's way, the flag set for the call.
+  int flags = private_model_->opt.disableflags;
+  private_model_->opt.disableflags = flags | mjDSBL_ACTUATION;
+  try {
+    mujoco::ForwardPhysics(private_model_, data_);
+  } catch (...) {
+    private_model_->opt.disableflags = flags;
+    throw;
+  }
+  private_model_->opt.disableflags = flags;
 }
 
 void SuiteEnv::Render(std::uint8_t* rgb) {

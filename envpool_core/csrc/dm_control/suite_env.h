@@ -10,6 +10,9 @@
 // mj_step, ..., mj_step1), reward, observation. The time limit is the engine's
 // max_episode_steps; a task that ends episodes itself overrides Termination.
 //
+// A task that changes its model per episode (a target's place, a gain) gets a
+// model of its own (`private_model`); the others share one.
+//
 // The random draws of a reset are numpy's RandomState(seed)'s, made in
 // dm_control's order, so env seed s starts where dm_control's task with
 // random=s starts.
@@ -17,6 +20,7 @@
 
 #include <mujoco/mujoco.h>
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -29,7 +33,7 @@ namespace envpool_core::dm_control {
 
 class SuiteEnv : public Env {
  public:
-  SuiteEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model);
+  SuiteEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, bool private_model = false);
   ~SuiteEnv() override;
   SuiteEnv(const SuiteEnv&) = delete;
   SuiteEnv& operator=(const SuiteEnv&) = delete;
@@ -56,6 +60,19 @@ class SuiteEnv : public Env {
   void PhysicsStep(int nstep);
   void ForwardWithoutActuation();
 
+  // np.linalg.norm of a short vector: sqrt(x.dot(x)), whose dot (OpenBLAS on
+  // x86-64) accumulates with fused multiply-adds; so does this, to the last bit.
+  static double Norm(const double* x, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; ++i) s = std::fma(x[i], x[i], s);
+    return std::sqrt(s);
+  }
+  int SensorAdr(const char* name) const {
+    return model_->sensor_adr[mj_name2id(model_, mjOBJ_SENSOR, name)];
+  }
+
+  // The env's own model with `private_model` (null otherwise): the task may change it.
+  mjModel* private_model_ = nullptr;
   const mjModel* model_;
   mjData* data_;
   NumpyRandomState random_;

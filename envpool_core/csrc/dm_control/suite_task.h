@@ -51,11 +51,15 @@ MakeSuiteEnvFn SuiteEnvFactory(Args... args) {
 }
 
 // One file per domain, each adding its tasks.
+void RegisterAcrobot(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterBallInCup(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterCartpole(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterCheetah(TaskRegistry& registry, const std::string& suite_dir);
+void RegisterFinger(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterHopper(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterPendulum(TaskRegistry& registry, const std::string& suite_dir);
+void RegisterPointMass(TaskRegistry& registry, const std::string& suite_dir);
+void RegisterReacher(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterWalker(TaskRegistry& registry, const std::string& suite_dir);
 
 }  // namespace envpool_core::dm_control
