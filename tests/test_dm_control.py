@@ -50,6 +50,8 @@ TASKS = {
     "ReacherHard-v1": ("reacher", "hard"),
     "PointMassEasy-v1": ("point_mass", "easy"),
     "PointMassHard-v1": ("point_mass", "hard"),
+    "FishUpright-v1": ("fish", "upright"),
+    "FishSwim-v1": ("fish", "swim"),
 }
 # Absolute tolerances, per task and observation key, where the arithmetic is not the same as
 # dm_control's. The hopper's and the finger's touch is np.log1p of the touch sensors:

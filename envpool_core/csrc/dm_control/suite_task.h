@@ -55,6 +55,7 @@ void RegisterAcrobot(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterBallInCup(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterCartpole(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterCheetah(TaskRegistry& registry, const std::string& suite_dir);
+void RegisterFish(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterFinger(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterHopper(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterPendulum(TaskRegistry& registry, const std::string& suite_dir);
