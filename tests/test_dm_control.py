@@ -17,6 +17,7 @@ its own envs return; ours are unbounded).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import dm_env
@@ -25,6 +26,9 @@ import pytest
 
 import envpool_core as ep
 
+# dm_control picks its OpenGL backend when imported: EGL, which our renderer uses too (and
+# which needs no display).
+os.environ["MUJOCO_GL"] = "egl"
 suite = pytest.importorskip("dm_control.suite")
 
 # id -> (domain, task) in dm_control.
@@ -71,7 +75,6 @@ def _mujoco_log_in_tmp(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """MuJoCo's default warning handler (cheetah.xml has a deprecated attribute) appends to
     MUJOCO_LOG.TXT in the working directory: keep it out of the checkout."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("MUJOCO_GL", "egl")
 
 
 def assert_close(task_id: str, ours: Any, theirs: Any, what: str, key: str = "") -> None:
@@ -238,3 +241,40 @@ def test_frame_skip_is_dm_controls_n_sub_steps() -> None:
         compare_timestep("CheetahRun-v1", ts, 0, ref_ts, t)
         action = np.full(6, 0.5)
         ts, ref_ts = env.step(action[None]), ref.step(action)
+
+
+# -- pixels ------------------------------------------------------------------------------------
+
+PIXEL_TASKS = ["CheetahRun-v1", "WalkerWalk-v1", "CartpoleSwingup-v1", "FingerSpin-v1",
+               "FishSwim-v1", "ReacherHard-v1"]
+
+
+@pytest.mark.parametrize("task_id", PIXEL_TASKS)
+@pytest.mark.parametrize("camera_id", [-1, 0])
+def test_pixels_are_dm_controls_frames(task_id: str, camera_id: int) -> None:
+    # from_pixels: the observation 'pixels' is dm_control's physics.render(84, 84, camera_id)
+    # of the same state, channel first, pixel for pixel (the same libmujoco renders on both
+    # sides, through EGL); render() is physics.render()'s default 320 x 240 frame.
+    domain, task = TASKS[task_id]
+    env = ep.make_dm(task_id, num_envs=1, seed=5, from_pixels=True, render_camera_id=camera_id,
+                     frame_stack=2)
+    ref = suite.load(domain, task, task_kwargs={"random": 5})
+    ts = env.reset()
+    ref.reset()
+    rng = np.random.default_rng(1)
+    frames = []
+    for t in range(4):
+        frames.append(ref.physics.render(84, 84, camera_id=camera_id).transpose(2, 0, 1))
+        pixels = np.asarray(ts.observation.pixels)[0]
+        assert pixels.shape == (6, 84, 84) and pixels.dtype == np.uint8
+        np.testing.assert_array_equal(pixels[3:], frames[-1], err_msg=f"{task_id} step {t}")
+        np.testing.assert_array_equal(pixels[:3], frames[max(t - 1, 0)])  # the one before
+        action = rng.uniform(-1, 1, ref.action_spec().shape)
+        ts = env.step(action[None])
+        ref.step(action)
+    state = ep.make_gymnasium(task_id, num_envs=1, seed=5, render_mode="rgb_array",
+                              render_camera_id=camera_id)
+    state.reset()
+    ref = suite.load(domain, task, task_kwargs={"random": 5})
+    ref.reset()
+    np.testing.assert_array_equal(state.render()[0], ref.physics.render(camera_id=camera_id))
