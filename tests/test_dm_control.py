@@ -63,8 +63,13 @@ TASKS = {
 # the last bit (8.9e-16 seen); nothing else reads it, so the trajectory stays exact.
 ATOL: dict[str, dict[str, float]] = {
     task_id: {"touch": 1e-14}
-    for task_id in ("HopperStand-v1", "HopperHop-v1", "FingerSpin-v1", "FingerTurnEasy-v1",
-                    "FingerTurnHard-v1")
+    for task_id in (
+        "HopperStand-v1",
+        "HopperHop-v1",
+        "FingerSpin-v1",
+        "FingerTurnEasy-v1",
+        "FingerTurnHard-v1",
+    )
 }
 # The steps of an episode (every task's time limit is 1000 control steps).
 EPISODE = 1000
@@ -85,13 +90,19 @@ def assert_close(task_id: str, ours: Any, theirs: Any, what: str, key: str = "")
         np.testing.assert_allclose(ours, theirs, rtol=0, atol=atol, err_msg=f"{task_id} {what}")
 
 
-def compare_timestep(task_id: str, ts: dm_env.TimeStep, i: int, ref: dm_env.TimeStep,
-                     t: int) -> None:
+def compare_timestep(
+    task_id: str, ts: dm_env.TimeStep, i: int, ref: dm_env.TimeStep, t: int
+) -> None:
     """Env i of our batched TimeStep against dm_control's TimeStep at step t."""
     assert int(ts.step_type[i]) == int(ref.step_type), f"{task_id} step {t}: step type"
     for key, value in ref.observation.items():
-        assert_close(task_id, np.asarray(getattr(ts.observation, key))[i], value,
-                     f"step {t}: observation {key!r}", key)
+        assert_close(
+            task_id,
+            np.asarray(getattr(ts.observation, key))[i],
+            value,
+            f"step {t}: observation {key!r}",
+            key,
+        )
     if ref.first():  # dm_control's first TimeStep has no reward or discount; EnvPool's 0, 1
         assert (ts.reward[i], ts.discount[i]) == (0.0, 1.0)
         return
@@ -115,8 +126,9 @@ def test_steps_as_dm_control(task_id: str) -> None:
         for i in range(num_envs):
             compare_timestep(task_id, ts, i, ref_ts[i], t)
         # Actions beyond the bounds too: MuJoCo clamps them on both sides.
-        action = rng.uniform(1.2 * action_spec.minimum, 1.2 * action_spec.maximum,
-                             (num_envs, *action_spec.shape))
+        action = rng.uniform(
+            1.2 * action_spec.minimum, 1.2 * action_spec.maximum, (num_envs, *action_spec.shape)
+        )
         ts = env.step(action)
         ref_ts = [ref.step(a) for ref, a in zip(refs, action, strict=True)]
         if t == EPISODE - 1:
@@ -149,8 +161,11 @@ def layout(space_or_spec: Any) -> Any:
     if hasattr(space_or_spec, "_asdict"):
         return {k: layout(v) for k, v in space_or_spec._asdict().items()}
     if isinstance(space_or_spec, dict) or hasattr(space_or_spec, "spaces"):
-        items = space_or_spec.items() if isinstance(space_or_spec, dict) else \
-            space_or_spec.spaces.items()
+        items = (
+            space_or_spec.items()
+            if isinstance(space_or_spec, dict)
+            else space_or_spec.spaces.items()
+        )
         return {k: layout(v) for k, v in items}
     return (tuple(space_or_spec.shape), np.dtype(space_or_spec.dtype))
 
@@ -180,8 +195,17 @@ def test_dm_structure_is_envpools(task_id: str, from_pixels: bool) -> None:
 def test_every_envpool_option_is_taken(task_id: str) -> None:
     theirs = upstream.make_spec(task_id).config._asdict()
     ours = ep.make_spec(task_id).config._asdict()
-    pool_keys = {"num_envs", "batch_size", "num_threads", "thread_affinity_offset", "seed",
-                 "max_num_players", "base_path", "env_seed", "gym_reset_return_info"}
+    pool_keys = {
+        "num_envs",
+        "batch_size",
+        "num_threads",
+        "thread_affinity_offset",
+        "seed",
+        "max_num_players",
+        "base_path",
+        "env_seed",
+        "gym_reset_return_info",
+    }
     for name in sorted(set(theirs) - pool_keys):
         assert ours[name] == theirs[name], name
         if name == "task_name":  # fixed by the id, as Atari's task
@@ -234,8 +258,9 @@ def test_frame_skip_is_dm_controls_n_sub_steps() -> None:
     assert ep.make_spec("WalkerWalk-v1").config.frame_skip == 10
     assert ep.make_spec("CheetahRun-v1").config.frame_skip == 1
     env = ep.make_dm("CheetahRun-v1", num_envs=1, seed=4, frame_skip=3)
-    ref = suite.load("cheetah", "run", task_kwargs={"random": 4},
-                     environment_kwargs={"n_sub_steps": 3})
+    ref = suite.load(
+        "cheetah", "run", task_kwargs={"random": 4}, environment_kwargs={"n_sub_steps": 3}
+    )
     ts, ref_ts = env.reset(), ref.reset()
     for t in range(20):
         compare_timestep("CheetahRun-v1", ts, 0, ref_ts, t)
@@ -245,8 +270,14 @@ def test_frame_skip_is_dm_controls_n_sub_steps() -> None:
 
 # -- pixels ------------------------------------------------------------------------------------
 
-PIXEL_TASKS = ["CheetahRun-v1", "WalkerWalk-v1", "CartpoleSwingup-v1", "FingerSpin-v1",
-               "FishSwim-v1", "ReacherHard-v1"]
+PIXEL_TASKS = [
+    "CheetahRun-v1",
+    "WalkerWalk-v1",
+    "CartpoleSwingup-v1",
+    "FingerSpin-v1",
+    "FishSwim-v1",
+    "ReacherHard-v1",
+]
 
 
 @pytest.mark.parametrize("task_id", PIXEL_TASKS)
@@ -256,8 +287,9 @@ def test_pixels_are_dm_controls_frames(task_id: str, camera_id: int) -> None:
     # of the same state, channel first, pixel for pixel (the same libmujoco renders on both
     # sides, through EGL); render() is physics.render()'s default 320 x 240 frame.
     domain, task = TASKS[task_id]
-    env = ep.make_dm(task_id, num_envs=1, seed=5, from_pixels=True, render_camera_id=camera_id,
-                     frame_stack=2)
+    env = ep.make_dm(
+        task_id, num_envs=1, seed=5, from_pixels=True, render_camera_id=camera_id, frame_stack=2
+    )
     ref = suite.load(domain, task, task_kwargs={"random": 5})
     ts = env.reset()
     ref.reset()
@@ -272,8 +304,9 @@ def test_pixels_are_dm_controls_frames(task_id: str, camera_id: int) -> None:
         action = rng.uniform(-1, 1, ref.action_spec().shape)
         ts = env.step(action[None])
         ref.step(action)
-    state = ep.make_gymnasium(task_id, num_envs=1, seed=5, render_mode="rgb_array",
-                              render_camera_id=camera_id)
+    state = ep.make_gymnasium(
+        task_id, num_envs=1, seed=5, render_mode="rgb_array", render_camera_id=camera_id
+    )
     state.reset()
     ref = suite.load(domain, task, task_kwargs={"random": 5})
     ref.reset()
