@@ -65,11 +65,11 @@ class FishEnv final : public SuiteEnv {
     double* angles = row.Obs<double>(0);
     for (int adr : joint_qpos_) *angles++ = data_->qpos[adr];
     *row.Obs<double>(1) = Upright();
+    mju_copy(row.Obs<double>(2), data_->qvel, model_->nv);
     if (swim_) {
-      MouthToTarget(row.Obs<double>(2));
-      mju_copy(row.Obs<double>(3), data_->qvel, model_->nv);
+      MouthToTarget(row.Obs<double>(3));
     } else {
-      mju_copy(row.Obs<double>(2), data_->qvel, model_->nv);
+      mju_zero(row.Obs<double>(3), 3);  // upright has no target: zeros, as EnvPool's
     }
   }
 
@@ -91,15 +91,13 @@ class FishEnv final : public SuiteEnv {
 }  // namespace
 
 void RegisterFish(TaskRegistry& registry, const std::string& suite_dir) {
-  // Control timestep 0.04 s over the model's 0.004 s.
-  AddSuiteTask(registry, suite_dir,
-               {"fish", "upright", 10,
-                {{"joint_angles", {7}}, {"upright", {}}, {"velocity", {13}}},
-                SuiteEnvFactory<FishEnv>(false)});
-  AddSuiteTask(registry, suite_dir,
-               {"fish", "swim", 10,
-                {{"joint_angles", {7}}, {"upright", {}}, {"target", {3}}, {"velocity", {13}}},
-                SuiteEnvFactory<FishEnv>(true)});
+  // Control timestep 0.04 s over the model's 0.004 s. EnvPool's keys and order for
+  // both tasks (dm_control's swim puts `target` before `velocity`).
+  std::vector<ObsArray> obs = {
+      {"joint_angles", {7}}, {"upright", {}}, {"velocity", {13}}, {"target", {3}}};
+  for (auto [name, swim] : {std::pair{"upright", false}, std::pair{"swim", true}}) {
+    AddSuiteTask(registry, suite_dir, {"fish", name, 10, obs, SuiteEnvFactory<FishEnv>(swim)});
+  }
 }
 
 }  // namespace envpool_core::dm_control
