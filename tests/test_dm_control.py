@@ -56,6 +56,10 @@ TASKS = {
     "PointMassHard-v1": ("point_mass", "hard"),
     "FishUpright-v1": ("fish", "upright"),
     "FishSwim-v1": ("fish", "swim"),
+    "HumanoidStand-v1": ("humanoid", "stand"),
+    "HumanoidWalk-v1": ("humanoid", "walk"),
+    "HumanoidRun-v1": ("humanoid", "run"),
+    "HumanoidRunPureState-v1": ("humanoid", "run_pure_state"),
 }
 # Absolute tolerances, per task and observation key, where the arithmetic is not the same as
 # dm_control's. The hopper's and the finger's touch is np.log1p of the touch sensors:
