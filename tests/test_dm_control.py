@@ -60,6 +60,9 @@ TASKS = {
     "HumanoidWalk-v1": ("humanoid", "walk"),
     "HumanoidRun-v1": ("humanoid", "run"),
     "HumanoidRunPureState-v1": ("humanoid", "run_pure_state"),
+    "HumanoidCMUStand-v1": ("humanoid_CMU", "stand"),
+    "HumanoidCMUWalk-v1": ("humanoid_CMU", "walk"),
+    "HumanoidCMURun-v1": ("humanoid_CMU", "run"),
 }
 # Absolute tolerances, per task and observation key, where the arithmetic is not the same as
 # dm_control's. The hopper's and the finger's touch is np.log1p of the touch sensors:

@@ -59,6 +59,7 @@ void RegisterFish(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterFinger(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterHopper(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterHumanoid(TaskRegistry& registry, const std::string& suite_dir);
+void RegisterHumanoidCMU(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterPendulum(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterPointMass(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterReacher(TaskRegistry& registry, const std::string& suite_dir);
