@@ -41,6 +41,8 @@ TASKS = {
     "CartpoleBalanceSparse-v1": ("cartpole", "balance_sparse"),
     "CartpoleSwingup-v1": ("cartpole", "swingup"),
     "CartpoleSwingupSparse-v1": ("cartpole", "swingup_sparse"),
+    "CartpoleTwoPoles-v1": ("cartpole", "two_poles"),
+    "CartpoleThreePoles-v1": ("cartpole", "three_poles"),
     "HopperStand-v1": ("hopper", "stand"),
     "HopperHop-v1": ("hopper", "hop"),
     "PendulumSwingup-v1": ("pendulum", "swingup"),
@@ -63,6 +65,8 @@ TASKS = {
     "HumanoidCMUStand-v1": ("humanoid_CMU", "stand"),
     "HumanoidCMUWalk-v1": ("humanoid_CMU", "walk"),
     "HumanoidCMURun-v1": ("humanoid_CMU", "run"),
+    "SwimmerSwimmer6-v1": ("swimmer", "swimmer6"),
+    "SwimmerSwimmer15-v1": ("swimmer", "swimmer15"),
 }
 # Absolute tolerances, per task and observation key, where the arithmetic is not the same as
 # dm_control's. The hopper's and the finger's touch is np.log1p of the touch sensors:

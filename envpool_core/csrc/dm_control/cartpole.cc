@@ -1,12 +1,39 @@
-// The cartpole domain (dm_control/suite/cartpole.py) with one pole: balance and
-// swingup, each with a smooth or a sparse reward.
+// The cartpole domain (dm_control/suite/cartpole.py): balance and swingup with
+// one pole, each with a smooth or a sparse reward, and swingup with two or three
+// poles, whose model dm_control builds by editing cartpole.xml (_make_model);
+// so does this file, to the same model.
+#include <sstream>
+#include <string>
+
 #include "dm_control/rewards.h"
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
+#include "dm_control/xml_edit.h"
 
 namespace envpool_core::dm_control {
 
 namespace {
+
+// _make_model(n_poles): poles 2..n, each on the one before, the floor and the
+// cameras moved down and back.
+std::string MakeCartpoleXml(std::string xml, int n_poles) {
+  const char* what = "cartpole";
+  std::ostringstream chain;
+  for (int i = 2; i <= n_poles; ++i) {
+    std::string s = std::to_string(i);
+    chain << "<body name=\"pole_" << s << "\" pos=\"0 0 1\" childclass=\"pole\">"
+          << "<joint name=\"hinge_" << s << "\"/><geom name=\"pole_" << s << "\"/>";
+  }
+  for (int i = 2; i <= n_poles; ++i) chain << "</body>";
+  InsertAfter(&xml, "<geom name=\"pole_1\"/>", chain.str(), what);
+  SetAttribute(&xml, "<geom name=\"floor\"", "pos",
+               "0 0 " + XmlNumber(1.0 - n_poles - 0.05), what);
+  SetAttribute(&xml, "<camera name=\"fixed\"", "pos",
+               "0 " + std::to_string(-1 - 2 * n_poles) + " 1", what);
+  SetAttribute(&xml, "<camera name=\"lookatcart\"", "pos",
+               "0 " + std::to_string(-2 * n_poles) + " 2", what);
+  return xml;
+}
 
 class CartpoleEnv final : public SuiteEnv {
  public:
@@ -82,6 +109,12 @@ void RegisterCartpole(TaskRegistry& registry, const std::string& suite_dir) {
     AddSuiteTask(registry, suite_dir,
                  {"cartpole", t.name, 1, {{"position", {3}}, {"velocity", {2}}},
                   SuiteEnvFactory<CartpoleEnv>(t.swing_up, t.sparse)});
+  }
+  for (auto [name, poles] : {std::pair{"two_poles", 2}, std::pair{"three_poles", 3}}) {
+    AddSuiteTask(registry, suite_dir,
+                 {"cartpole", name, 1, {{"position", {1 + 2 * poles}}, {"velocity", {1 + poles}}},
+                  SuiteEnvFactory<CartpoleEnv>(true, false)},
+                 [n = poles](const std::string& xml) { return MakeCartpoleXml(xml, n); });
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include <mujoco/mujoco.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,5 +24,17 @@ struct SuiteModel {
 // The model in `path` (cached per path, thread-safe); throws
 // std::invalid_argument when it cannot be loaded.
 SuiteModel LoadSuiteModel(const std::string& path);
+
+// The model of the XML text `build_xml()` returns, a task's edit of a suite
+// file (dm_control's Physics.from_xml_string(xml, common.ASSETS)): its includes
+// are the suite's common files, read from `suite_dir`. Cached under `key`:
+// built once per process.
+SuiteModel LoadSuiteModelFromXml(const std::string& key,
+                                 const std::function<std::string()>& build_xml,
+                                 const std::string& suite_dir);
+
+// The text of a file (a suite model to edit); throws std::invalid_argument
+// when it cannot be read.
+std::string ReadTextFile(const std::string& path);
 
 }  // namespace envpool_core::dm_control

@@ -55,7 +55,8 @@ std::string SuiteTaskId(const std::string& domain, const std::string& task) {
   return CamelCase(domain) + CamelCase(task) + "-v1";
 }
 
-void AddSuiteTask(TaskRegistry& registry, const std::string& suite_dir, SuiteTaskDef def) {
+void AddSuiteTask(TaskRegistry& registry, const std::string& suite_dir, SuiteTaskDef def,
+                  EditXmlFn edit_xml) {
   TaskDef task;
   task.id = SuiteTaskId(def.domain, def.task);
   task.options.push_back(
@@ -66,9 +67,17 @@ void AddSuiteTask(TaskRegistry& registry, const std::string& suite_dir, SuiteTas
   AddRenderOptions(&task.options);
   task.fixed.Set("task_name", def.task);
   std::string path = mujoco::ResolveXmlPath(suite_dir, def.domain + ".xml");
+  std::function<SuiteModel()> load = [path] { return LoadSuiteModel(path); };
+  if (edit_xml) {
+    std::string key = path + " as built for " + task.id;
+    load = [key, path, suite_dir, edit = std::move(edit_xml)] {
+      return LoadSuiteModelFromXml(
+          key, [&] { return edit(ReadTextFile(path)); }, suite_dir);
+    };
+  }
   std::vector<ObsArray> obs = def.obs;
-  task.make_spec = [path, obs](const Config& c) {
-    SuiteModel model = LoadSuiteModel(path);
+  task.make_spec = [load, obs](const Config& c) {
+    SuiteModel model = load();
     const mjModel& m = *model.model;
     EnvSpec spec;
     for (const ObsArray& o : obs) spec.obs.push_back(MakeArraySpec<double>(o.name, o.shape));
@@ -104,8 +113,8 @@ void AddSuiteTask(TaskRegistry& registry, const std::string& suite_dir, SuiteTas
     return spec;
   };
   auto make_env = std::move(def.make_env);
-  task.make_env = [path, obs, make_env](const EnvSpec& spec, int, std::uint64_t seed) {
-    std::unique_ptr<Env> env = make_env(spec, seed, LoadSuiteModel(path));
+  task.make_env = [load, obs, make_env](const EnvSpec& spec, int, std::uint64_t seed) {
+    std::unique_ptr<Env> env = make_env(spec, seed, load());
     const Config& c = spec.config;
     if (!c.GetBool("from_pixels")) return env;
     std::vector<std::size_t> state_bytes;

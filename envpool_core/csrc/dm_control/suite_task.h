@@ -29,9 +29,13 @@ struct SuiteTaskDef {
   // Physics steps per env step (control.Environment's n_sub_steps: the domain's
   // control timestep over its model's timestep).
   int frame_skip;
-  std::vector<ObsArray> obs;  // in dm_control's order
+  std::vector<ObsArray> obs;  // in EnvPool's order
   MakeSuiteEnvFn make_env;
 };
+
+// For a model dm_control builds by editing <domain>.xml (more poles, links):
+// the edit, from the file's text to the model's.
+using EditXmlFn = std::function<std::string(const std::string&)>;
 
 // EnvPool's id: the domain and task in CamelCase, then -v1 (BallInCupCatch-v1).
 std::string SuiteTaskId(const std::string& domain, const std::string& task);
@@ -39,7 +43,8 @@ std::string SuiteTaskId(const std::string& domain, const std::string& task);
 // Registers `def` with its model at `suite_dir`/<domain>.xml (dm_control/suite
 // of the installed package; its includes resolve from there). The time limit is
 // 1000 steps for every task (dm_control's time limits over their control steps).
-void AddSuiteTask(TaskRegistry& registry, const std::string& suite_dir, SuiteTaskDef def);
+void AddSuiteTask(TaskRegistry& registry, const std::string& suite_dir, SuiteTaskDef def,
+                  EditXmlFn edit_xml = nullptr);
 
 // make_env for a task class constructed as `Task(spec, seed, model, args...)`.
 template <typename Task, typename... Args>
@@ -63,6 +68,7 @@ void RegisterHumanoidCMU(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterPendulum(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterPointMass(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterReacher(TaskRegistry& registry, const std::string& suite_dir);
+void RegisterSwimmer(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterWalker(TaskRegistry& registry, const std::string& suite_dir);
 
 }  // namespace envpool_core::dm_control

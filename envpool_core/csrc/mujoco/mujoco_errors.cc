@@ -99,11 +99,11 @@ void ResetPhysics(const mjModel* m, mjData* d) {
 }
 
 mjModel* LoadXmlCollectingWarnings(const char* path, char* error, int error_size,
-                                   std::string* warnings) {
+                                   std::string* warnings, const mjVFS* vfs) {
   mjModel* model = nullptr;
   Trap trap;
   trap.warnings = warnings;
-  auto load = [&] { model = mj_loadXML(path, nullptr, error, error_size); };
+  auto load = [&] { model = mj_loadXML(path, vfs, error, error_size); };
   if (!RunTrapped(&trap, [](void* l) { (*static_cast<decltype(load)*>(l))(); }, &load)) {
     std::strncpy(error, trap.error, static_cast<std::size_t>(error_size) - 1);
     error[error_size - 1] = '\0';

@@ -25,11 +25,11 @@ void ForwardPhysics(const mjModel* m, mjData* d);
 void StepPhysicsSplit(const mjModel* m, mjData* d, int steps);
 void ResetPhysics(const mjModel* m, mjData* d);
 
-// mj_loadXML(path), collecting the warnings MuJoCo's compiler emits into
+// mj_loadXML(path, vfs), collecting the warnings MuJoCo's compiler emits into
 // `warnings` (one per line) instead of its log. Returns null with `error`
 // filled when the model cannot be loaded (mj_loadXML's error, or a MuJoCo
 // error raised while compiling).
 mjModel* LoadXmlCollectingWarnings(const char* path, char* error, int error_size,
-                                   std::string* warnings);
+                                   std::string* warnings, const mjVFS* vfs = nullptr);
 
 }  // namespace envpool_core::mujoco

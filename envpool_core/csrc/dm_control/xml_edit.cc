@@ -1,0 +1,61 @@
+#include "dm_control/xml_edit.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace envpool_core::dm_control {
+
+namespace {
+
+std::size_t Find(const std::string& xml, const std::string& anchor, const char* what) {
+  std::size_t at = xml.find(anchor);
+  if (at == std::string::npos) {
+    throw std::invalid_argument(std::string(what) + ": the installed dm_control's model has no '" +
+                                anchor + "' (a dm_control this envpool_core does not know)");
+  }
+  return at;
+}
+
+// [begin, end) of attribute `name`'s value in the element at `element`.
+std::pair<std::size_t, std::size_t> AttributeValue(const std::string& xml, std::size_t element,
+                                                   const std::string& name, const char* what) {
+  std::size_t tag_end = xml.find('>', element);
+  std::size_t at = xml.find(" " + name + "=\"", element);
+  if (at == std::string::npos || at > tag_end) {
+    throw std::invalid_argument(std::string(what) + ": no attribute " + name + " where expected");
+  }
+  std::size_t begin = at + name.size() + 3;
+  return {begin, xml.find('"', begin)};
+}
+
+}  // namespace
+
+std::string XmlNumber(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.17g", x);
+  return buffer;
+}
+
+void InsertAfter(std::string* xml, const std::string& anchor, const std::string& text,
+                 const char* what) {
+  xml->insert(Find(*xml, anchor, what) + anchor.size(), text);
+}
+
+void InsertBefore(std::string* xml, const std::string& anchor, const std::string& text,
+                  const char* what) {
+  xml->insert(Find(*xml, anchor, what), text);
+}
+
+void SetAttribute(std::string* xml, const std::string& element_start, const std::string& name,
+                  const std::string& value, const char* what) {
+  auto [begin, end] = AttributeValue(*xml, Find(*xml, element_start, what), name, what);
+  xml->replace(begin, end - begin, value);
+}
+
+std::string GetAttribute(const std::string& xml, const std::string& element_start,
+                         const std::string& name, const char* what) {
+  auto [begin, end] = AttributeValue(xml, Find(xml, element_start, what), name, what);
+  return xml.substr(begin, end - begin);
+}
+
+}  // namespace envpool_core::dm_control
