@@ -67,20 +67,20 @@ TASKS = {
     "HumanoidCMURun-v1": ("humanoid_CMU", "run"),
     "SwimmerSwimmer6-v1": ("swimmer", "swimmer6"),
     "SwimmerSwimmer15-v1": ("swimmer", "swimmer15"),
+    "ManipulatorBringBall-v1": ("manipulator", "bring_ball"),
+    "ManipulatorBringPeg-v1": ("manipulator", "bring_peg"),
+    "ManipulatorInsertBall-v1": ("manipulator", "insert_ball"),
+    "ManipulatorInsertPeg-v1": ("manipulator", "insert_peg"),
 }
 # Absolute tolerances, per task and observation key, where the arithmetic is not the same as
-# dm_control's. The hopper's and the finger's touch is np.log1p of the touch sensors:
-# numpy's log1p is its own vectorised implementation, which differs from the C library's in
-# the last bit (8.9e-16 seen); nothing else reads it, so the trajectory stays exact.
+# dm_control's. The touch of the hopper, the finger and the manipulator is np.log1p of the
+# touch sensors: numpy's log1p is its own vectorised implementation, which differs from the
+# C library's in the last bit (8.9e-16 seen); nothing else reads it, so the trajectory stays
+# exact.
 ATOL: dict[str, dict[str, float]] = {
     task_id: {"touch": 1e-14}
-    for task_id in (
-        "HopperStand-v1",
-        "HopperHop-v1",
-        "FingerSpin-v1",
-        "FingerTurnEasy-v1",
-        "FingerTurnHard-v1",
-    )
+    for task_id in TASKS
+    if task_id.startswith(("Hopper", "Finger", "Manipulator"))
 }
 # The steps of an episode (every task's time limit is 1000 control steps).
 EPISODE = 1000

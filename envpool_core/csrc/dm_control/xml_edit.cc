@@ -52,6 +52,29 @@ void SetAttribute(std::string* xml, const std::string& element_start, const std:
   xml->replace(begin, end - begin, value);
 }
 
+void RemoveBody(std::string* xml, const std::string& element_start, const char* what) {
+  std::size_t begin = Find(*xml, element_start, what);
+  // Walk the tags from there: <body ...> opens, </body> closes, <body .../> neither.
+  int depth = 0;
+  std::size_t at = begin;
+  while (true) {
+    std::size_t open = xml->find("<body", at);
+    std::size_t close = xml->find("</body>", at);
+    if (close == std::string::npos) {
+      throw std::invalid_argument(std::string(what) + ": unbalanced <body> in the model");
+    }
+    if (open != std::string::npos && open < close) {
+      std::size_t tag_end = xml->find('>', open);
+      if ((*xml)[tag_end - 1] != '/') ++depth;
+      at = tag_end + 1;
+      continue;
+    }
+    at = close + 7;
+    if (--depth == 0) break;
+  }
+  xml->erase(begin, at - begin);
+}
+
 std::string GetAttribute(const std::string& xml, const std::string& element_start,
                          const std::string& name, const char* what) {
   auto [begin, end] = AttributeValue(xml, Find(xml, element_start, what), name, what);

@@ -23,6 +23,10 @@ void InsertBefore(std::string* xml, const std::string& anchor, const std::string
 void SetAttribute(std::string* xml, const std::string& element_start, const std::string& name,
                   const std::string& value, const char* what);
 
+// Removes the element that starts with `element_start` (a `<body ...` with
+// everything inside it, as lxml's remove does).
+void RemoveBody(std::string* xml, const std::string& element_start, const char* what);
+
 // The value of attribute `name` of that element.
 std::string GetAttribute(const std::string& xml, const std::string& element_start,
                          const std::string& name, const char* what);
