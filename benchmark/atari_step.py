@@ -24,7 +24,9 @@ median step reported: on a machine loaded by other jobs the median skips the ste
 preempted or shared a core, which CPU time cannot. Ratios are taken within each round
 (median, min-max). --stages also runs each variant's `atari_bench --stages` (a C++ driver timing
 emulation, screen grayscale, max-pool, resize and stack). Writes
-benchmark/results/atari_step.{json,md} (or --out) with the machine, versions and load averages.
+benchmark/out/atari_step.{json,md} (git-ignored; --out PREFIX elsewhere, e.g.
+--out benchmark/results/atari_step for the committed figures) with the machine, versions and
+load averages.
 """
 
 from __future__ import annotations
@@ -312,7 +314,8 @@ def main() -> None:
     parser.add_argument("--stage-steps", type=int, default=5000)
     parser.add_argument("--cxx-steps", type=int, default=1500,
                         help="steps of each variant's atari_bench per round (0: none)")
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmark" / "results" / "atari_step")
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmark" / "out" / "atari_step",
+                        help="writes OUT.json and OUT.md (default: benchmark/out/, git-ignored)")
     parser.add_argument("--from-json", type=Path, help="only remake the Markdown of a saved run")
     args = parser.parse_args()
     if args.worker:

@@ -3,7 +3,8 @@
 Each script is read from a CleanRL checkout (a work tree, or a git directory read with
 `git show`), `import envpool` becomes `import envpool_core as envpool`, and the copy runs
 for a tiny budget (a few iterations, few envs, on CPU). Pass means exit status 0 after the
-iterations asked for. The results go to benchmark/results/cleanrl_clients.{json,md}.
+iterations asked for. The results go to cleanrl_clients.{json,md} in benchmark/out/
+(git-ignored; --out benchmark/results for the committed figures).
 
     python benchmark/cleanrl_clients.py --cleanrl /path/to/cleanrl
 
@@ -82,7 +83,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cleanrl", type=Path, required=True,
                         help="CleanRL checkout (work tree or git directory)")
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "out",
+                        help="output folder (default: benchmark/out/, git-ignored)")
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--only", nargs="*", default=None, help="script names to run")
     args = parser.parse_args()

@@ -16,7 +16,8 @@ throughput, as the paper does. FPS = env steps x frame skip (4 Pong, 5 Ant).
 Systems are interleaved within every repeat; each figure is the median of the
 repeats, with min and max.
 
-Writes benchmark/results/paper_table.{json,md} and PNG plots, and a separate
+Writes paper_table.{json,md} and PNG plots to benchmark/out/ (git-ignored; `--out
+benchmark/results` replaces the committed figures), and a separate
 table of a scaling model (see `scaling_model`) that extrapolates envpool_core to
 the paper's thread counts. `--from-json` remakes the Markdown and plots from a
 saved JSON without measuring. `--tasks` and `--rows` measure a subset (with
@@ -39,7 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sample_factory_bench import SampleFactoryUnavailable, ensure_venv, measure_sample_factory
 from throughput import machine, measure
 
-RESULTS = Path(__file__).resolve().parent / "results"
+# Reproducing a figure must not overwrite the committed one it is compared with.
+OUT = Path(__file__).resolve().parent / "out"
 PAPER_MACHINES = ("Laptop", "Workstation", "TPU-VM", "DGX-A100")
 PAPER_CORES = {"Laptop": 12, "Workstation": 32, "TPU-VM": 96, "DGX-A100": 256}
 # FPS from the EnvPool paper (Table 1), per machine in PAPER_MACHINES order.
@@ -115,8 +117,9 @@ def measure_numa(module: str, task: str, cores: int, seconds: float) -> float | 
     per_node = max(1, cores // nodes)
     setting = f"{3 * per_node},{per_node},{per_node}"
     procs = []
+    OUT.mkdir(parents=True, exist_ok=True)
     for n in range(nodes):
-        out = RESULTS / f".numa_{n}.json"
+        out = OUT / f".numa_{n}.json"
         cmd = ["numactl", f"--cpunodebind={n}", f"--membind={n}", sys.executable,
                str(Path(__file__).with_name("throughput.py")), "--task", task, "--systems",
                module, "--settings", setting, "--seconds", str(seconds), "--repeats", "1",
@@ -335,7 +338,9 @@ def main() -> None:
     parser.add_argument("--tiny", action="store_true", help="smoke run: one tiny setting each")
     parser.add_argument("--seconds", type=float, default=None, help="per measurement")
     parser.add_argument("--repeats", type=int, default=None)
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--out", type=Path, default=OUT,
+                        help="output folder (default: benchmark/out/, git-ignored; "
+                        "benchmark/results/ holds the committed figures)")
     parser.add_argument("--from-json", type=Path, default=None,
                         help="measure nothing: remake the Markdown and plots from this JSON")
     parser.add_argument("--sample-factory", action=argparse.BooleanOptionalAction, default=None,

@@ -13,7 +13,8 @@ without a GPU). Only rendering is timed, from a state a few steps after reset.
 Rounds are interleaved: every round (--repeats) measures each (size, batch,
 system) once, in a shuffled order, so drift in machine speed affects all alike;
 each figure is the median over rounds, with the min and max. Writes
-benchmark/results/mujoco_render.{json,md} (or --out PREFIX).
+benchmark/out/mujoco_render.{json,md} (git-ignored; --out PREFIX elsewhere, e.g.
+--out benchmark/results/mujoco_render for the committed figures).
 """
 
 from __future__ import annotations
@@ -130,9 +131,9 @@ def main() -> None:
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 8])
     parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
     parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds")
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "out"
                                             / "mujoco_render"),
-                        help="writes OUT.json and OUT.md")
+                        help="writes OUT.json and OUT.md (default: benchmark/out/, git-ignored)")
     args = parser.parse_args()
     os.environ.setdefault("MUJOCO_GL", "egl")
 
@@ -152,6 +153,7 @@ def main() -> None:
             "repeats": args.repeats}
     text = table(args.task, results, info)
     print(text)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(f"{args.out}.json").write_text(json.dumps(
         {"task": args.task, "machine": info, "frames_per_second": results}, indent=1) + "\n")
     Path(f"{args.out}.md").write_text(text)

@@ -19,7 +19,8 @@ is, on its own env stack (upstream EnvPool, or gymnasium), with
 `--reference-python` (an interpreter that also has their extra packages).
 `reference_compat/sitecustomize.py` adapts what changed since they were written
 (EnvPool 0.8's gym-0.23 API, one gymnasium 1.x signature) without touching them.
-Writes `training.json`, `training.md` and `training.png` to `--out`; `--merge`
+Writes `<name>.json`, `<name>.md` and `<name>.png` to `--out` (default: benchmark/out/,
+git-ignored; `--out benchmark/results` replaces the committed figures); `--merge`
 combines the JSON files of earlier runs into one such table and plot.
 """
 
@@ -37,7 +38,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = Path(__file__).resolve().parent / "results"
+# Reproducing a figure must not overwrite the committed one it is compared with.
+OUT = Path(__file__).resolve().parent / "out"
 
 
 def scalars(run_dir: Path, tag: str) -> list[tuple[int, float]]:
@@ -156,7 +158,9 @@ def main() -> None:
     parser.add_argument("--reference-python", default=sys.executable,
                         help="interpreter for reference scripts given as paths")
     parser.add_argument("--workdir", type=Path, default=None, help="default: a temp dir")
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--out", type=Path, default=OUT,
+                        help="output folder (default: benchmark/out/, git-ignored; "
+                        "benchmark/results/ holds the committed figures)")
     parser.add_argument("--name", default="training", help="output file stem")
     args = parser.parse_args()
 

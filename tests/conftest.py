@@ -1,7 +1,10 @@
 """Shared pytest settings, and the training scripts as importable modules."""
 
+import functools
 import importlib.util
 import os
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -11,6 +14,24 @@ import pytest
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 ROOT = Path(__file__).resolve().parents[1]
+
+EGL_CHECK = "import envpool_core as ep; ep.make('InvertedPendulum-v4', from_pixels=True).reset()"
+
+
+@functools.cache
+def egl_problem() -> str | None:
+    """Why MuJoCo cannot render on this machine (no usable EGL), or None if it can. Checked
+    once, in a child process, so that the test process makes no OpenGL context of its own."""
+    proc = subprocess.run([sys.executable, "-c", EGL_CHECK], capture_output=True, text=True)
+    return None if proc.returncode == 0 else (proc.stderr.strip().splitlines() or ["?"])[-1]
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Tests marked `egl` render MuJoCo frames: without EGL they skip, saying what is missing
+    (CI installs EGL and runs them)."""
+    if item.get_closest_marker("egl") and egl_problem():
+        pytest.skip(f"MuJoCo rendering needs EGL (Debian: libegl1 libgl1-mesa-dri): "
+                    f"{egl_problem()}")
 
 
 def load_script(name: str) -> ModuleType:

@@ -1,5 +1,6 @@
-"""The README's and docs/'s relative links and images point at files that exist, and their
-#anchors at headings of the file they name (GitHub's heading slugs)."""
+"""The README's, CHANGELOG's and docs/'s relative links and images point at files that exist,
+and their #anchors at headings of the file they name (GitHub's heading slugs); the README and
+docs/ speak of the project, not of how it was made."""
 
 import re
 from pathlib import Path
@@ -7,8 +8,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+USER_DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [*USER_DOCS, ROOT / "CHANGELOG.md"]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+# Process language: where the work was tracked or who did it, not what the project does. A
+# figure's provenance is its command and results file, not a commit.
+PROCESS_WORDS = re.compile(
+    r"\bissue \d+|\bissues? \d+'s|\bthis round\b|\bround's (files?|code)|\bsessions?\b"
+    r"|DESIGN(\.md| §)|\bcommit [0-9a-f]{7,40}\b|\(([0-9a-f]{7,40})\)|\bthis work\b",
+    re.IGNORECASE,
+)
 
 
 def heading_slugs(markdown: str) -> set[str]:
@@ -46,7 +55,11 @@ def relative_links(path: Path) -> list[tuple[int, str]]:
 
 def test_slugs_are_githubs() -> None:
     assert heading_slugs("# Training speed and scores\n## `xla()` in JAX\n## A\n## A") == {
-        "training-speed-and-scores", "xla-in-jax", "a", "a-1"}
+        "training-speed-and-scores",
+        "xla-in-jax",
+        "a",
+        "a-1",
+    }
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda path: path.name)
@@ -60,3 +73,13 @@ def test_relative_links_resolve(doc: Path) -> None:
         elif anchor and linked.suffix == ".md" and anchor not in heading_slugs(linked.read_text()):
             broken.append(f"{doc.name}:{number}: {target} (no such heading)")
     assert not broken, "\n".join(broken)
+
+
+@pytest.mark.parametrize("doc", USER_DOCS, ids=lambda path: path.name)
+def test_no_process_language(doc: Path) -> None:
+    found = [
+        f"{doc.name}:{number}: {match.group(0)!r}"
+        for number, line in enumerate(doc.read_text().splitlines(), 1)
+        for match in PROCESS_WORDS.finditer(line)
+    ]
+    assert not found, "\n".join(found)

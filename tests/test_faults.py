@@ -20,9 +20,8 @@ import numpy as np
 import pytest
 
 import envpool_core as ep
-from envpool_core.registry import register_fault_injection_task
 
-FAULT = register_fault_injection_task()
+FAULT = ep.registry.register_fault_injection_task()
 MUJOCO_ASSETS = Path(gymnasium.__file__).parent / "envs" / "mujoco" / "assets"
 
 # The child's common part: the task, a pool made with the scenario's options, and a check
@@ -159,7 +158,8 @@ def test_a_failing_reseed_breaks_the_pool() -> None:
     run_child("""
     pool = ep.make(task, num_envs=4, fail_in="seed", fail_env_id=1)
     pool.reset()
-    first = expect_env_error(lambda: pool.reset(seed=3), "env 1 of FaultInjection-v0 failed in reset")
+    first = expect_env_error(lambda: pool.reset(seed=3),
+                             "env 1 of FaultInjection-v0 failed in reset")
     expect_broken(pool, first)
     """)
 

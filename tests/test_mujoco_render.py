@@ -28,6 +28,7 @@ import os
 import resource
 import subprocess
 import sys
+import threading
 from typing import Any
 from unittest import mock
 
@@ -92,6 +93,7 @@ def aligned_pair(task_id: str, seed: int, **render: Any) -> tuple[Any, gymnasium
     return env, genv
 
 
+@pytest.mark.egl
 @pytest.mark.parametrize("task_id", TASKS)
 def test_frames_match_gymnasium(task_id: str) -> None:
     env, genv = aligned_pair(task_id, seed=3)
@@ -118,6 +120,7 @@ def test_frames_match_gymnasium(task_id: str) -> None:
     genv.close()
 
 
+@pytest.mark.egl
 def test_fixed_camera_matches_gymnasium() -> None:
     """render_camera_id=k is the model's camera k (Hopper's 'track' camera)."""
     env, genv = aligned_pair("Hopper-v5", seed=1, width=SMALL[0], height=SMALL[1], camera_id=0)
@@ -133,6 +136,7 @@ def test_fixed_camera_matches_gymnasium() -> None:
     assert not np.array_equal(fixed.render(), free.render())
 
 
+@pytest.mark.egl
 def test_render_batch_and_env_ids() -> None:
     env = ep.make("Ant-v5", num_envs=4, num_threads=2, render_width=64, render_height=48)
     env.reset()
@@ -147,6 +151,7 @@ def test_render_batch_and_env_ids() -> None:
         env.render([1, 1])
 
 
+@pytest.mark.egl
 def test_pixel_observations() -> None:
     env = ep.make("Hopper-v5", num_envs=2, from_pixels=True, frame_stack=3)
     assert env.config["render_width"] == env.config["render_height"] == 84
@@ -175,27 +180,41 @@ def test_pixel_observations() -> None:
         ep.make("CartPole-v1", from_pixels=True)
 
 
-@pytest.mark.parametrize("batch_size", [2, 1])
-def test_pixel_envs_keep_their_gl_contexts_on_the_pools_threads(batch_size: int) -> None:
+@pytest.mark.egl
+@pytest.mark.parametrize(("num_envs", "batch_size"), [(2, 2), (4, 1)])
+def test_pixel_envs_keep_their_gl_contexts_on_the_pools_threads(num_envs: int,
+                                                                batch_size: int) -> None:
     # Every thread that renders keeps an OpenGL context until it ends. Pixel observations are
     # rendered by whoever steps the env; were that the caller (which steps envs while it waits
     # in recv(), in sync and async mode, and XLA's threads under xla()), its context would
     # outlive the pool. So the workers alone step pixel envs: their contexts end with them.
+    # The pool is driven from a new thread, so that a context the test thread made earlier
+    # (another test's render()) cannot hide one made here.
     from envpool_core import _core
 
     before = _core.live_render_contexts()
-    env = ep.make("Hopper-v5", num_envs=2, batch_size=batch_size, num_threads=1,
-                  from_pixels=True)
-    env.async_reset()
-    for _ in range(20):
-        info = env.recv()[-1]
-        env.send(np.zeros((batch_size, 3)), info["env_id"])
-    env.recv()
-    assert _core.live_render_contexts() == before + 1  # the one worker's
-    env.close()
-    assert _core.live_render_contexts() == before
+    counted: list[int] = []
+
+    def drive() -> None:
+        # Async with envs queued behind the one worker: a caller allowed to steal would.
+        env = ep.make("Hopper-v5", num_envs=num_envs, batch_size=batch_size, num_threads=1,
+                      from_pixels=True)
+        env.async_reset()
+        for _ in range(20):
+            info = env.recv()[-1]
+            env.send(np.zeros((batch_size, 3)), info["env_id"])
+        env.recv()
+        counted.append(_core.live_render_contexts())
+        env.close()
+        counted.append(_core.live_render_contexts())
+
+    driver = threading.Thread(target=drive)
+    driver.start()
+    driver.join()
+    assert counted == [before + 1, before]  # the one worker's context, then none
 
 
+@pytest.mark.egl
 def test_envpools_render_options() -> None:
     # EnvPool's make takes render_mode ("rgb_array" for frames) and render_env_id (the env
     # render() draws by default), and its render() a camera_id; here they are accepted, and
@@ -247,6 +266,7 @@ def rss_mb() -> float:
         return int(f.read().split()[1]) * resource.getpagesize() / 2**20
 
 
+@pytest.mark.egl
 def test_render_while_stepping_memory_is_stable() -> None:
     """Sync and async pools render between steps on their worker threads: no crash, and
     no growth over many calls, nor over pools made and closed (their contexts go with them).
@@ -314,7 +334,7 @@ def test_without_egl_stepping_works_and_render_says_what_to_install(tmp_path: An
         "env.reset(); env.step(np.zeros((1, 3)))\n"
         "try:\n"
         "    env.render()\n"
-        "except RuntimeError as e:\n"
+        "except ep.EnvError as e:\n"
         "    print('ERROR', e)\n"
         "try:\n"
         "    ep.make('Hopper-v5', from_pixels=True)\n"
@@ -324,11 +344,13 @@ def test_without_egl_stepping_works_and_render_says_what_to_install(tmp_path: An
     environ = {**os.environ, "LD_LIBRARY_PATH": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True,
                          text=True, timeout=120, check=True).stdout
-    assert "ERROR cannot render: cannot load libEGL.so.1" in out
+    assert ("ERROR env 0 of Hopper-v5 failed in render: cannot render: cannot load libEGL.so.1"
+            in out)
     assert "apt-get install libegl1 libgl1-mesa-dri" in out
     assert "PIXELS cannot render: cannot load libEGL.so.1" in out  # at make(), not mid-step
 
 
+@pytest.mark.egl
 def test_egl_device_id_out_of_range() -> None:
     code = (
         "import envpool_core as ep\n"
@@ -336,10 +358,10 @@ def test_egl_device_id_out_of_range() -> None:
         "env.reset()\n"
         "try:\n"
         "    env.render()\n"
-        "except RuntimeError as e:\n"
+        "except ep.EnvError as e:\n"
         "    print('ERROR', e)\n"
     )
     environ = {**os.environ, "MUJOCO_EGL_DEVICE_ID": "99"}
     out = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True,
                          text=True, timeout=120, check=True).stdout
-    assert "ERROR cannot render: MUJOCO_EGL_DEVICE_ID" in out
+    assert "ERROR env 0 of Hopper-v5 failed in render: cannot render: MUJOCO_EGL_DEVICE_ID" in out

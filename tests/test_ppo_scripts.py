@@ -337,6 +337,7 @@ def test_atari_async_train_save(tmp_path: Path) -> None:
                           proc.stdout)) == 2, proc.stdout
 
 
+@pytest.mark.egl  # its evaluation records a video
 def test_mujoco_train_save_eval_video(tmp_path: Path) -> None:
     proc = run(MUJOCO, tmp_path, "--total-timesteps", "512", "--num-envs", "4", "--num-steps",
                "64", "--num-minibatches", "4", "--update-epochs", "2", "--max-episode-steps",

@@ -23,7 +23,8 @@ from envpool_core.registry import list_all_envs
 from envpool_core.spec import EnvSpec
 
 __all__ = [
-    "DMEnvPool", "EnvError", "EnvPool", "EnvSpec", "GymEnvPool", "GymnasiumEnvPool", "LegacyGymEnvPool",
+    "DMEnvPool", "EnvError", "EnvPool", "EnvSpec", "GymEnvPool", "GymnasiumEnvPool",
+    "LegacyGymEnvPool",
     "list_all_envs", "make",
     "make_dm", "make_gym", "make_gymnasium", "make_spec",
 ]

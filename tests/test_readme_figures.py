@@ -1,0 +1,210 @@
+"""The README's speed and score tables show what their results files hold.
+
+Each table of figures in the README cites the results file(s) it comes from, as
+`benchmark/results/NAME.json` in the paragraph just above it. Every number in the table's
+cells is looked up in those files: a speed table (a `paper_table.py` JSON) must show, for its
+row's system and its column's task, the best setting's median steps/s times the frame skip (or
+that setting's min or max, for a range); a score table (a `training.py` JSON) must show a figure
+of the runs of its row's task: a run's final return, SPS at the end or wall time, or the mean or
+standard deviation of the final returns over the cited runs. Columns that quote a reference's
+published figure (CleanRL's, the paper's), which no results file here holds, are not looked up.
+Numbers are compared at the precision the README prints them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+CITATION = re.compile(r"benchmark/results/([\w.{},-]+?)\.json")
+NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?![\w.])")
+# A header that marks a table as one of figures: it must cite its results file.
+FIGURE_HEADER = re.compile(r"FPS|SPS|steps/s|return|score", re.IGNORECASE)
+REFERENCE_COLUMN = re.compile(r"reference|CleanRL|paper", re.IGNORECASE)
+# The frame skip of each task of the paper's table (FPS = steps/s x frame skip).
+FRAME_SKIP = {"Pong": 4, "Ant": 5}
+
+
+def expand_braces(name: str) -> list[str]:
+    """`a{,_b}` -> [`a`, `a_b`], as the shell expands the citations' brace lists."""
+    parts = re.split(r"\{([^}]*)\}", name)
+    choices = [[p] if i % 2 == 0 else p.split(",") for i, p in enumerate(parts)]
+    return ["".join(c) for c in itertools.product(*choices)]
+
+
+def tables(markdown: str) -> list[tuple[str, list[list[str]]]]:
+    """(text of the paragraph above, rows of cells) of each table outside code blocks."""
+    found: list[tuple[str, list[list[str]]]] = []
+    paragraph: list[str] = []  # the current paragraph, or the last one before blank lines
+    ended, rows, in_code = False, [], False
+    for line in [*markdown.splitlines(), ""]:
+        if line.startswith("```"):
+            in_code = not in_code
+        if not in_code and line.startswith("|"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if not all(re.fullmatch(r":?-+:?", c) for c in cells):
+                rows.append(cells)
+            continue
+        if rows:
+            found.append((" ".join(paragraph), rows))
+            rows, paragraph = [], []
+        if not line.strip():
+            ended = True
+        elif not in_code and not line.startswith("```"):
+            paragraph = [line] if ended else [*paragraph, line]
+            ended = False
+    return found
+
+
+def numbers(cell: str) -> list[str]:
+    """The numbers a cell shows, as printed (bold, thousands separators and all)."""
+    return NUMBER.findall(cell.replace("**", ""))
+
+
+def matches(printed: str, value: float) -> bool:
+    """Whether `value` prints as `printed` at the precision `printed` has."""
+    decimals = len(printed.split(".")[1]) if "." in printed else 0
+    return round(value, decimals) == round(float(printed.replace(",", "")), decimals)
+
+
+def paper_table_row(label: str) -> str:
+    """The row of a paper_table.py JSON that a README row label names."""
+    text = label.replace("**", "").replace("`", "").lower()
+    mode = "async" if "async" in text.split()[-1] else "sync"
+    if "envpool_core" in text:
+        return f"envpool_core ({mode})"
+    if "sample-factory" in text:
+        return "Sample-Factory 2.1.1 (sampler + policy)" if "2.1.1" in text else "Sample-Factory"
+    if "atarivectorenv" in text:
+        return "ale-py AtariVectorEnv"
+    if "asyncvectorenv" in text or "subprocess" in text:
+        return "Subprocess"
+    if "for-loop" in text:
+        return "For-loop"
+    if "envpool" in text:
+        return f"EnvPool ({mode})"
+    raise AssertionError(f"README speed-table row {label!r} names no row of paper_table.py")
+
+
+def speed_figures(data: dict[str, Any], label: str, task_header: str) -> list[float]:
+    """Median, min and max FPS of the best setting of one row and task."""
+    task = task_header.split("-")[0].strip("* ")
+    per_setting = data["results"][task].get(paper_table_row(label), {})
+    scored = [
+        (statistics.median(v), min(v), max(v))
+        for v in ([x for x in vals if isinstance(x, float)] for vals in per_setting.values())
+        if v
+    ]
+    if not scored:
+        return []
+    return [x * FRAME_SKIP[task] for x in max(scored)]
+
+
+def score_figures(runs: list[dict[str, Any]], row: list[str]) -> list[float]:
+    """Figures of the cited runs of the row's task: per run and over the runs."""
+    tasks = {r["run"].split(":")[1] for r in runs}
+    named = [t for t in tasks if any(t in cell for cell in row)]
+    mine = [r for r in runs if r["run"].split(":")[1] in named] if named else runs
+    figures = []
+    for r in mine:
+        figures += [r["wall_s"] / 60, r["sps"][-1][1] if r["sps"] else 0.0, r["episodes"]]
+        if r["final_return"] is not None:
+            figures.append(r["final_return"])
+    finals = [r["final_return"] for r in mine if r["final_return"] is not None]
+    if finals:
+        figures += [statistics.fmean(finals), statistics.pstdev(finals)]
+        if len(finals) > 1:
+            figures.append(statistics.stdev(finals))
+    return figures
+
+
+def mismatches(markdown: str, results: Path) -> list[str]:
+    """Each number of a cited table that its results files do not hold, and each table of
+    figures that cites no results file."""
+    problems = []
+    for paragraph, rows in tables(markdown):
+        header, body = rows[0], rows[1:]
+        cited = [
+            results / f"{n}.json" for m in CITATION.findall(paragraph) for n in expand_braces(m)
+        ]
+        if not cited:
+            if any(FIGURE_HEADER.search(h) for h in header):
+                problems.append(f"table {header} cites no benchmark/results/*.json above it")
+            continue
+        missing = [str(p) for p in cited if not p.exists()]
+        if missing:
+            problems.append(f"table {header} cites missing files {missing}")
+            continue
+        loaded = [json.loads(p.read_text()) for p in cited]
+        for row in body:
+            for column, cell in list(enumerate(row))[1:]:
+                if column >= len(header) or REFERENCE_COLUMN.search(header[column]):
+                    continue
+                if isinstance(loaded[0], dict):  # paper_table.py
+                    figures = [
+                        f for data in loaded for f in speed_figures(data, row[0], header[column])
+                    ]
+                else:  # training.py: a list of runs
+                    figures = score_figures([run for runs in loaded for run in runs], row)
+                for printed in numbers(cell):
+                    if not any(matches(printed, f) for f in figures):
+                        problems.append(
+                            f"{row[0]!r} / {header[column]!r}: {printed} is not in "
+                            f"{[p.name for p in cited]}"
+                        )
+    return problems
+
+
+def test_readme_tables_show_their_results_files() -> None:
+    readme = README.read_text()
+    cited = [(p, rows) for p, rows in tables(readme) if CITATION.search(p)]
+    assert any("FPS" in " ".join(rows[0]) for _, rows in cited), "no cited speed table"
+    assert not mismatches(readme, ROOT / "benchmark" / "results"), "\n".join(
+        mismatches(readme, ROOT / "benchmark" / "results")
+    )
+
+
+def _speed_readme(figure: str) -> str:
+    return (
+        "Measured (raw data in `benchmark/results/paper_table.json`):\n\n"
+        "| FPS | Pong-v5 | Ant-v4 |\n|---|---:|---:|\n"
+        f"| **envpool_core, async** | **{figure}** | / |\n"
+    )
+
+
+def test_a_changed_speed_figure_is_found() -> None:
+    results = ROOT / "benchmark" / "results"
+    data = json.loads((results / "paper_table.json").read_text())
+    (fps, *_) = speed_figures(data, "envpool_core, async", "Pong-v5")
+    assert not mismatches(_speed_readme(f"{fps:,.0f}"), results)
+    assert mismatches(_speed_readme(f"{fps + 1:,.0f}"), results)
+    assert mismatches(_speed_readme(f"{fps:,.0f}").replace("benchmark/results/", ""), results)
+
+
+@pytest.mark.parametrize("change", [0, 1])
+def test_a_changed_score_is_found(tmp_path: Path, change: int) -> None:
+    runs = [
+        {
+            "run": "ppo_mujoco_envpool:Hopper-v4:1000000",
+            "wall_s": 600.0,
+            "sps": [[1000, 2000.0]],
+            "episodes": 10,
+            "final_return": ret,
+        }
+        for ret in (2000.0, 3000.0)
+    ]
+    (tmp_path / "hopper.json").write_text(json.dumps(runs))
+    readme = (
+        "Final return over two seeds (`benchmark/results/hopper.json`):\n\n"
+        "| env | mean ± std | CleanRL reference |\n|---|---:|---:|\n"
+        f"| Hopper-v4 | {2500 + change:,} ± 500 | 2,382.86 |\n"
+    )
+    assert bool(mismatches(readme, tmp_path)) == bool(change)
