@@ -297,6 +297,7 @@ PIXEL_TASKS = [
 ]
 
 
+@pytest.mark.egl
 @pytest.mark.parametrize("task_id", PIXEL_TASKS)
 @pytest.mark.parametrize("camera_id", [-1, 0])
 def test_pixels_are_dm_controls_frames(task_id: str, camera_id: int) -> None:

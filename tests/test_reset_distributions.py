@@ -193,6 +193,15 @@ from test_dm_control import ATOL as DM_CONTROL_ATOL  # noqa: E402
 from test_dm_control import TASKS as DM_CONTROL_TASKS  # noqa: E402
 
 DM_CONTROL_SEEDS = 200
+# One task per start-state code of each domain (tasks that differ only in their reward share
+# their starts): 200 dm_control loads per task add up.
+DM_CONTROL_DISTRIBUTION_TASKS = [
+    "CheetahRun-v1", "WalkerWalk-v1", "CartpoleBalance-v1", "CartpoleSwingup-v1",
+    "CartpoleThreePoles-v1", "HopperHop-v1", "PendulumSwingup-v1", "BallInCupCatch-v1",
+    "AcrobotSwingup-v1", "FingerSpin-v1", "FingerTurnHard-v1", "ReacherHard-v1",
+    "PointMassHard-v1", "FishSwim-v1", "HumanoidRun-v1", "HumanoidCMURun-v1",
+    "SwimmerSwimmer6-v1", "ManipulatorBringBall-v1", "ManipulatorInsertPeg-v1",
+]
 
 
 def dm_control_first_obs(env: Any) -> np.ndarray:
@@ -201,12 +210,12 @@ def dm_control_first_obs(env: Any) -> np.ndarray:
 
 
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("task_id", list(DM_CONTROL_TASKS))
+@pytest.mark.parametrize("task_id", DM_CONTROL_DISTRIBUTION_TASKS)
 def test_dm_control_reset_distribution(task_id: str) -> None:
     # dm_control's start states are its tasks' draws from RandomState(seed) (joint angles in
     # their ranges, then, for the cheetah, 200 steps to settle): their support is not a box
-    # of the observation, so it is checked as drawn (no start state outside the range
-    # dm_control's own samples span by more than their spread) and by the KS test. Ours are
+    # of the observation, so the comparison is the KS test per coordinate, with the
+    # coordinates dm_control never varies equal to its value on both sides. Ours are
     # seeds 0..n-1, dm_control's n..2n-1, so the two samples are independent draws; the
     # first seeds are also drawn on both sides with the same seed, which must give the same
     # start state exactly (our resets draw numpy's numbers in dm_control's order).
@@ -228,11 +237,7 @@ def test_dm_control_reset_distribution(task_id: str) -> None:
         dm_control_first_obs(suite.load(domain, task, task_kwargs={"random": seed}))
         for seed in range(DM_CONTROL_SEEDS, 2 * DM_CONTROL_SEEDS)])
     constant = np.all(ref == ref[0], axis=0)
-    spread = ref.max(0) - ref.min(0)
-    outside = (ours < ref.min(0) - spread) | (ours > ref.max(0) + spread)
-    assert not outside.any(), (
-        f"{task_id}: start states far outside dm_control's in coordinates "
-        f"{sorted(set(np.nonzero(outside)[1].tolist()))}")
+    assert np.isfinite(ours).all() and np.isfinite(ref).all(), task_id
     low = np.where(constant, ref[0], -np.inf)
     high = np.where(constant, ref[0], np.inf)
     compare(task_id, ours, ref, low, high, reference="dm_control")
