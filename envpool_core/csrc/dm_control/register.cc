@@ -17,6 +17,7 @@ void RegisterDmControlTasks(TaskRegistry& registry, const std::string& suite_dir
   dm_control::RegisterManipulator(registry, suite_dir);
   dm_control::RegisterPendulum(registry, suite_dir);
   dm_control::RegisterPointMass(registry, suite_dir);
+  dm_control::RegisterQuadruped(registry, suite_dir);
   dm_control::RegisterReacher(registry, suite_dir);
   dm_control::RegisterSwimmer(registry, suite_dir);
   dm_control::RegisterWalker(registry, suite_dir);

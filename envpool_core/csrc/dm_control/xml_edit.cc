@@ -75,6 +75,15 @@ void RemoveBody(std::string* xml, const std::string& element_start, const char* 
   xml->erase(begin, at - begin);
 }
 
+void RemoveEmptyElement(std::string* xml, const std::string& element_start, const char* what) {
+  std::size_t begin = Find(*xml, element_start, what);
+  std::size_t end = xml->find("/>", begin);
+  if (end == std::string::npos || xml->find('>', begin) != end + 1) {
+    throw std::invalid_argument(std::string(what) + ": '" + element_start + "' is not empty");
+  }
+  xml->erase(begin, end + 2 - begin);
+}
+
 std::string GetAttribute(const std::string& xml, const std::string& element_start,
                          const std::string& name, const char* what) {
   auto [begin, end] = AttributeValue(xml, Find(xml, element_start, what), name, what);

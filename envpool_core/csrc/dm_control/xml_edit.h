@@ -27,6 +27,9 @@ void SetAttribute(std::string* xml, const std::string& element_start, const std:
 // everything inside it, as lxml's remove does).
 void RemoveBody(std::string* xml, const std::string& element_start, const char* what);
 
+// Removes the empty element (`<geom .../>`) that starts with `element_start`.
+void RemoveEmptyElement(std::string* xml, const std::string& element_start, const char* what);
+
 // The value of attribute `name` of that element.
 std::string GetAttribute(const std::string& xml, const std::string& element_start,
                          const std::string& name, const char* what);
