@@ -73,6 +73,8 @@ TASKS = {
     "ManipulatorInsertPeg-v1": ("manipulator", "insert_peg"),
     "QuadrupedWalk-v1": ("quadruped", "walk"),
     "QuadrupedRun-v1": ("quadruped", "run"),
+    "LqrLqr21-v1": ("lqr", "lqr_2_1"),
+    "LqrLqr62-v1": ("lqr", "lqr_6_2"),
 }
 # Absolute tolerances, per task and observation key, where the arithmetic is not the same as
 # dm_control's: observations that dm_control computes with numpy's own vectorised
@@ -90,6 +92,19 @@ ATOL: dict[str, dict[str, float]] = {
 }
 # The steps of an episode (every task's time limit is 1000 control steps).
 EPISODE = 1000
+
+
+def load(task_id: str, seed: int, **environment_kwargs: Any) -> Any:
+    """dm_control's environment for `task_id` with random=seed. The LQR tasks have no time
+    limit in dm_control (EnvPool's, and ours, is 1000 steps): there the reference gets 29.99 s,
+    999.67 of its 0.03 s control steps, so that its episodes end at the same step."""
+    domain, task = TASKS[task_id]
+    task_kwargs: dict[str, Any] = {"random": seed}
+    if domain == "lqr":
+        task_kwargs["time_limit"] = 29.99
+    return suite.load(
+        domain, task, task_kwargs=task_kwargs, environment_kwargs=environment_kwargs or None
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -136,10 +151,9 @@ def compare_timestep(
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("task_id", list(TASKS))
 def test_steps_as_dm_control(task_id: str) -> None:
-    domain, task = TASKS[task_id]
     seed, num_envs = 7, 2
     env = ep.make_dm(task_id, num_envs=num_envs, seed=seed)
-    refs = [suite.load(domain, task, task_kwargs={"random": seed + i}) for i in range(num_envs)]
+    refs = [load(task_id, seed + i) for i in range(num_envs)]
     action_spec = refs[0].action_spec()
     rng = np.random.default_rng(0)
     ts = env.reset()
@@ -148,27 +162,28 @@ def test_steps_as_dm_control(task_id: str) -> None:
     for t in range(EPISODE + 5):
         for i in range(num_envs):
             compare_timestep(task_id, ts, i, ref_ts[i], t)
-        # Actions beyond the bounds too: MuJoCo clamps them on both sides.
-        action = rng.uniform(
-            1.2 * action_spec.minimum, 1.2 * action_spec.maximum, (num_envs, *action_spec.shape)
-        )
+        # Actions beyond the bounds too: MuJoCo clamps them on both sides (an unlimited
+        # actuator, the LQR's, is bounded by +-1e10: drawn in [-1, 1] there).
+        low = np.maximum(action_spec.minimum, -1.0)
+        high = np.minimum(action_spec.maximum, 1.0)
+        action = rng.uniform(1.2 * low, 1.2 * high, (num_envs, *action_spec.shape))
         ts = env.step(action)
         ref_ts = [ref.step(a) for ref, a in zip(refs, action, strict=True)]
         if t == EPISODE - 1:
             assert all(r.last() for r in ref_ts) and ts.last().all(), f"{task_id}: episode end"
 
 
-@pytest.mark.parametrize("task_id", ["CheetahRun-v1", "WalkerWalk-v1"])
+@pytest.mark.parametrize("task_id", ["CheetahRun-v1", "WalkerWalk-v1", "LqrLqr62-v1"])
 def test_reset_with_seed_restarts_as_dm_control(task_id: str) -> None:
     # gymnasium's reset(seed=s) reseeds env i as a new env of seed s + i: its episode starts
-    # where dm_control's task with that seed starts.
-    domain, task = TASKS[task_id]
+    # where dm_control's task with that seed starts (the LQR's springs, drawn when dm_control
+    # makes the environment, redrawn too).
     env = ep.make_gymnasium(task_id, num_envs=2, seed=0)
     env.reset()
     env.step(np.zeros((2, *env.action_space.shape)))
     obs, _ = env.reset(seed=123)
     for i in range(2):
-        ref = suite.load(domain, task, task_kwargs={"random": 123 + i}).reset()
+        ref = load(task_id, 123 + i).reset()
         for key, value in ref.observation.items():
             assert_close(task_id, obs[key][i], value, f"env {i} {key!r} after reset(seed=)", key)
 

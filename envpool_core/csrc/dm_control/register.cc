@@ -14,6 +14,7 @@ void RegisterDmControlTasks(TaskRegistry& registry, const std::string& suite_dir
   dm_control::RegisterHopper(registry, suite_dir);
   dm_control::RegisterHumanoid(registry, suite_dir);
   dm_control::RegisterHumanoidCMU(registry, suite_dir);
+  dm_control::RegisterLqr(registry, suite_dir);
   dm_control::RegisterManipulator(registry, suite_dir);
   dm_control::RegisterPendulum(registry, suite_dir);
   dm_control::RegisterPointMass(registry, suite_dir);

@@ -43,7 +43,10 @@ class SuiteEnv : public Env {
   // physics.render(height, width, camera_id) of dm_control: camera -1 is
   // MuJoCo's default free camera, k >= 0 the model's camera k.
   void Render(std::uint8_t* rgb) final;
-  void Seed(std::uint64_t seed) final { random_.Seed(seed); }
+  void Seed(std::uint64_t seed) final {
+    random_.Seed(seed);
+    AfterSeed();
+  }
 
  protected:
   // The task's initialize_episode, after mj_resetData (and before after_reset).
@@ -55,6 +58,9 @@ class SuiteEnv : public Env {
   // The task's get_termination: empty while the episode goes on, else the
   // discount it ends with.
   virtual std::optional<double> Termination() { return std::nullopt; }
+  // Draws what a task draws from a new RandomState before its first episode (the
+  // LQR's model); called by Seed (a task calls it from its constructor too).
+  virtual void AfterSeed() {}
 
   // Physics.step(nstep) and Physics.forward() with actuation disabled.
   void PhysicsStep(int nstep);

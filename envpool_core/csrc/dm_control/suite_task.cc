@@ -81,10 +81,12 @@ void AddSuiteTask(TaskRegistry& registry, const std::string& suite_dir, SuiteTas
     const mjModel& m = *model.model;
     EnvSpec spec;
     for (const ObsArray& o : obs) spec.obs.push_back(MakeArraySpec<double>(o.name, o.shape));
+    // dm_control's action_spec: the ctrlrange, or +-mjMAXVAL where it is unlimited.
     std::vector<double> low, high;
     for (int i = 0; i < m.nu; ++i) {
-      low.push_back(m.actuator_ctrlrange[2 * i]);
-      high.push_back(m.actuator_ctrlrange[2 * i + 1]);
+      bool limited = m.actuator_ctrllimited[i] != 0;
+      low.push_back(limited ? m.actuator_ctrlrange[2 * i] : -mjMAXVAL);
+      high.push_back(limited ? m.actuator_ctrlrange[2 * i + 1] : mjMAXVAL);
     }
     spec.action = MakeArraySpec<double>("action", {static_cast<int>(m.nu)}, std::move(low),
                                         std::move(high));

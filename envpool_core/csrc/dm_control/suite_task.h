@@ -65,6 +65,7 @@ void RegisterFinger(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterHopper(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterHumanoid(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterHumanoidCMU(TaskRegistry& registry, const std::string& suite_dir);
+void RegisterLqr(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterManipulator(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterPendulum(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterPointMass(TaskRegistry& registry, const std::string& suite_dir);
