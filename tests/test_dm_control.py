@@ -73,6 +73,7 @@ TASKS = {
     "ManipulatorInsertPeg-v1": ("manipulator", "insert_peg"),
     "QuadrupedWalk-v1": ("quadruped", "walk"),
     "QuadrupedRun-v1": ("quadruped", "run"),
+    "QuadrupedFetch-v1": ("quadruped", "fetch"),
     "LqrLqr21-v1": ("lqr", "lqr_2_1"),
     "LqrLqr62-v1": ("lqr", "lqr_6_2"),
 }
