@@ -201,7 +201,7 @@ DM_CONTROL_DISTRIBUTION_TASKS = [
     "AcrobotSwingup-v1", "FingerSpin-v1", "FingerTurnHard-v1", "ReacherHard-v1",
     "PointMassHard-v1", "FishSwim-v1", "HumanoidRun-v1", "HumanoidCMURun-v1",
     "SwimmerSwimmer6-v1", "ManipulatorBringBall-v1", "ManipulatorInsertPeg-v1",
-    "QuadrupedRun-v1", "QuadrupedFetch-v1", "LqrLqr62-v1",
+    "QuadrupedRun-v1", "QuadrupedFetch-v1", "LqrLqr62-v1", "StackerStack4-v1",
 ]
 
 

@@ -38,6 +38,19 @@ class NumpyRandomState {
   // randn() / standard_normal() of the legacy generator.
   double StandardNormal();
 
+  // randint(n) for 0 < n <= 2**32: masked rejection sampling on 32-bit words,
+  // the smallest all-ones mask that covers n - 1, as numpy's legacy generator.
+  std::int64_t RandInt(std::int64_t n) {
+    auto max = static_cast<std::uint32_t>(n - 1);
+    std::uint32_t mask = max;
+    for (int shift = 1; shift < 32; shift <<= 1) mask |= mask >> shift;
+    std::uint32_t value;
+    do {
+      value = static_cast<std::uint32_t>(mt_()) & mask;
+    } while (value > max);
+    return value;
+  }
+
  private:
   std::mt19937 mt_;
   bool has_gauss_ = false;

@@ -20,6 +20,7 @@ void RegisterDmControlTasks(TaskRegistry& registry, const std::string& suite_dir
   dm_control::RegisterPointMass(registry, suite_dir);
   dm_control::RegisterQuadruped(registry, suite_dir);
   dm_control::RegisterReacher(registry, suite_dir);
+  dm_control::RegisterStacker(registry, suite_dir);
   dm_control::RegisterSwimmer(registry, suite_dir);
   dm_control::RegisterWalker(registry, suite_dir);
 }

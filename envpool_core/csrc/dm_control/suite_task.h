@@ -71,6 +71,7 @@ void RegisterPendulum(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterPointMass(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterQuadruped(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterReacher(TaskRegistry& registry, const std::string& suite_dir);
+void RegisterStacker(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterSwimmer(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterWalker(TaskRegistry& registry, const std::string& suite_dir);
 
