@@ -61,17 +61,17 @@ CLASSIC_SUPPORT = {
 
 
 def compare(name: str, ours: np.ndarray, ref: np.ndarray, low: np.ndarray,
-            high: np.ndarray) -> None:
+            high: np.ndarray, reference: str = "gymnasium") -> None:
     """Support, reach and two-sample KS per coordinate (columns of `ours` and `ref`)."""
     assert ours.shape == ref.shape, f"{name}: shape {ours.shape} != {ref.shape}"
     constant = low == high
     # Coordinates gymnasium never randomises are exactly its value, on both sides.
     np.testing.assert_array_equal(ref[:, constant], np.broadcast_to(low, ref.shape)[:, constant])
     np.testing.assert_array_equal(ours[:, constant], ref[:, constant], err_msg=name)
-    for side, sample in (("gymnasium", ref), ("envpool_core", ours)):
+    for side, sample in ((reference, ref), ("envpool_core", ours)):
         outside = (sample < low) | (sample > high)
         assert not outside.any(), (
-            f"{name}: {side} start state outside gymnasium's support in coordinates "
+            f"{name}: {side} start state outside {reference}'s support in coordinates "
             f"{sorted(set(np.nonzero(outside)[1].tolist()))}")
     # A range drawn too narrow stays inside the support: on bounded coordinates our samples
     # must reach as far as gymnasium's do, up to REACH of the spread. (The extremes of normal
@@ -81,16 +81,16 @@ def compare(name: str, ours: np.ndarray, ref: np.ndarray, low: np.ndarray,
     short_low = bounded & (ours.min(0) > ref.min(0) + REACH * spread)
     short_high = bounded & (ours.max(0) < ref.max(0) - REACH * spread)
     assert not (short_low | short_high).any(), (
-        f"{name}: start states do not reach as far as gymnasium's in coordinates "
+        f"{name}: start states do not reach as far as {reference}'s in coordinates "
         f"{np.nonzero(short_low | short_high)[0].tolist()} (range drawn too narrow)")
     random = np.nonzero(~constant)[0]
     level = FAMILY_LEVEL / len(random)
     for c in random:
         p = stats.ks_2samp(ours[:, c], ref[:, c]).pvalue
         assert p >= level, (
-            f"{name}: coordinate {c} differs from gymnasium's (KS p = {p:.2e} < {level:.1e}); "
+            f"{name}: coordinate {c} differs from {reference}'s (KS p = {p:.2e} < {level:.1e}); "
             f"ours mean {ours[:, c].mean():.4g} std {ours[:, c].std():.4g}, "
-            f"gymnasium's mean {ref[:, c].mean():.4g} std {ref[:, c].std():.4g}")
+            f"{reference}'s mean {ref[:, c].mean():.4g} std {ref[:, c].std():.4g}")
 
 
 @pytest.mark.parametrize("task_id", list(CLASSIC_SUPPORT))
@@ -184,3 +184,61 @@ def test_mujoco_reset_distribution(task_id: str, options: dict[str, float]) -> N
     name = f"{task_id} {options or 'default'}"
     compare(name, ours, np.array(ref), np.concatenate([qpos_lo, qvel_lo]),
             np.concatenate([qpos_hi, qvel_hi]))
+
+
+# -- DeepMind Control Suite ------------------------------------------------------------------
+
+# id -> (domain, task) in dm_control, as tests/test_dm_control.py.
+from test_dm_control import ATOL as DM_CONTROL_ATOL  # noqa: E402
+from test_dm_control import TASKS as DM_CONTROL_TASKS  # noqa: E402
+
+DM_CONTROL_SEEDS = 200
+# One task per start-state code of each domain (tasks that differ only in their reward share
+# their starts): 200 dm_control loads per task add up.
+DM_CONTROL_DISTRIBUTION_TASKS = [
+    "CheetahRun-v1", "WalkerWalk-v1", "CartpoleBalance-v1", "CartpoleSwingup-v1",
+    "CartpoleThreePoles-v1", "HopperHop-v1", "PendulumSwingup-v1", "BallInCupCatch-v1",
+    "AcrobotSwingup-v1", "FingerSpin-v1", "FingerTurnHard-v1", "ReacherHard-v1",
+    "PointMassHard-v1", "FishSwim-v1", "HumanoidRun-v1", "HumanoidCMURun-v1",
+    "SwimmerSwimmer6-v1", "ManipulatorBringBall-v1", "ManipulatorInsertPeg-v1",
+    "QuadrupedRun-v1", "QuadrupedFetch-v1", "LqrLqr62-v1", "StackerStack4-v1",
+]
+
+
+def dm_control_first_obs(env: Any) -> np.ndarray:
+    """The first observation of dm_control's `env`, its keys' arrays concatenated."""
+    return np.concatenate([np.ravel(v) for v in env.reset().observation.values()])
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("task_id", DM_CONTROL_DISTRIBUTION_TASKS)
+def test_dm_control_reset_distribution(task_id: str) -> None:
+    # dm_control's start states are its tasks' draws from RandomState(seed) (joint angles in
+    # their ranges, then, for the cheetah, 200 steps to settle): their support is not a box
+    # of the observation, so the comparison is the KS test per coordinate, with the
+    # coordinates dm_control never varies equal to its value on both sides. Ours are
+    # seeds 0..n-1, dm_control's n..2n-1, so the two samples are independent draws; the
+    # first seeds are also drawn on both sides with the same seed, which must give the same
+    # start state exactly (our resets draw numpy's numbers in dm_control's order).
+    from dm_control import suite
+
+    domain, task = DM_CONTROL_TASKS[task_id]
+    env = ep.make_dm(task_id, num_envs=DM_CONTROL_SEEDS, seed=0)
+    first = env.reset().observation
+    ref_keys = list(suite.load(domain, task, task_kwargs={"random": 0}).reset().observation)
+    ours = np.concatenate([np.asarray(getattr(first, k)).reshape(DM_CONTROL_SEEDS, -1)
+                           for k in ref_keys], axis=1)
+    env.close()
+    for seed in range(3):
+        same = dm_control_first_obs(suite.load(domain, task, task_kwargs={"random": seed}))
+        atol = max(DM_CONTROL_ATOL.get(task_id, {}).values(), default=0.0)  # as there
+        np.testing.assert_allclose(ours[seed], same, rtol=0, atol=atol,
+                                   err_msg=f"{task_id} seed {seed}")
+    ref = np.array([
+        dm_control_first_obs(suite.load(domain, task, task_kwargs={"random": seed}))
+        for seed in range(DM_CONTROL_SEEDS, 2 * DM_CONTROL_SEEDS)])
+    constant = np.all(ref == ref[0], axis=0)
+    assert np.isfinite(ours).all() and np.isfinite(ref).all(), task_id
+    low = np.where(constant, ref[0], -np.inf)
+    high = np.where(constant, ref[0], np.inf)
+    compare(task_id, ours, ref, low, high, reference="dm_control")

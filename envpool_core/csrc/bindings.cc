@@ -29,6 +29,7 @@
 #include "atari/register.h"
 #endif
 #ifdef ENVPOOL_CORE_WITH_MUJOCO
+#include "dm_control/register.h"
 #include "mujoco/mujoco_renderer.h"
 #include "mujoco/register.h"
 #endif
@@ -469,6 +470,11 @@ NB_MODULE(_core, m) {
   m.def("register_mujoco_tasks",
         [](const std::string& asset_dir) { RegisterMujocoTasks(TaskRegistry::Global(), asset_dir); },
         "Registers the MuJoCo tasks, reading model XML files from asset_dir.");
+  m.def("register_dm_control_tasks",
+        [](const std::string& suite_dir) {
+          RegisterDmControlTasks(TaskRegistry::Global(), suite_dir);
+        },
+        "Registers the DeepMind Control Suite's tasks, reading models from suite_dir.");
   m.def("live_render_contexts", &mujoco::LiveRenderContexts,
         "The OpenGL contexts MuJoCo's renderer holds now, one per thread that rendered.");
 #endif

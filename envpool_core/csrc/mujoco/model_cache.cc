@@ -37,30 +37,66 @@ std::string ResolveXmlPath(const std::string& asset_dir, const std::string& xml_
   return path;
 }
 
-std::shared_ptr<const mjModel> LoadModel(const std::string& path) {
-  // Never evicted: a model is a few hundred KB and pools are made again and again.
-  static std::mutex mutex;
-  static auto* cache = new std::map<std::string, std::shared_ptr<const mjModel>>();
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache->find(path);
+namespace {
+
+// Never evicted: a model is a few hundred KB and pools are made again and again.
+std::mutex cache_mutex;
+auto* cache = new std::map<std::string, std::shared_ptr<const mjModel>>();
+
+// Loads `path` (from `vfs` if given) with the cache's lock held.
+std::shared_ptr<const mjModel> LoadLocked(const std::string& key, const std::string& path,
+                                          const mjVFS* vfs) {
+  auto it = cache->find(key);
   if (it != cache->end()) return it->second;
   char error[1024] = "";
   // Warnings of MuJoCo's compiler (say, deprecated attributes in a user's XML
   // file) would go to MUJOCO_LOG.TXT in the working directory; they go to stderr.
   std::string warnings;
-  mjModel* model = LoadXmlCollectingWarnings(path.c_str(), error, sizeof(error), &warnings);
+  mjModel* model =
+      LoadXmlCollectingWarnings(path.c_str(), error, sizeof(error), &warnings, vfs);
   if (!warnings.empty()) {
-    std::fprintf(stderr, "envpool_core: MuJoCo warnings while loading %s:\n%s\n", path.c_str(),
+    std::fprintf(stderr, "envpool_core: MuJoCo warnings while loading %s:\n%s\n", key.c_str(),
                  warnings.c_str());
   }
   if (model == nullptr) {
-    throw std::invalid_argument("cannot load MuJoCo model " + path + ": " + error);
+    throw std::invalid_argument("cannot load MuJoCo model " + key + ": " + error);
   }
   std::shared_ptr<const mjModel> shared(model, [](const mjModel* m) {
     mj_deleteModel(const_cast<mjModel*>(m));
   });
-  cache->emplace(path, shared);
+  cache->emplace(key, shared);
   return shared;
+}
+
+}  // namespace
+
+std::shared_ptr<const mjModel> LoadModel(const std::string& path) {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  return LoadLocked(path, path, nullptr);
+}
+
+std::shared_ptr<const mjModel> LoadModelFromString(const std::string& key, const std::string& xml,
+                                                   const std::map<std::string, std::string>& assets) {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  if (cache->count(key) != 0) return cache->at(key);
+  mjVFS vfs;
+  mj_defaultVFS(&vfs);
+  // The name MuJoCo's Python bindings give the XML text in their file system.
+  const char* name = "model_.xml";
+  bool ok = mj_addBufferVFS(&vfs, name, xml.data(), static_cast<int>(xml.size())) == 0;
+  for (const auto& [file, contents] : assets) {
+    ok = ok && mj_addBufferVFS(&vfs, file.c_str(), contents.data(),
+                               static_cast<int>(contents.size())) == 0;
+  }
+  try {
+    if (!ok) throw std::runtime_error("cannot fill MuJoCo's virtual file system for " + key);
+    auto model = LoadLocked(key, name, &vfs);
+    mj_deleteVFS(&vfs);
+    return model;
+  } catch (...) {
+    mj_deleteVFS(&vfs);
+    throw;
+  }
 }
 
 }  // namespace envpool_core::mujoco

@@ -9,6 +9,7 @@
 
 #include <mujoco/mujoco.h>
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -22,5 +23,12 @@ std::string ResolveXmlPath(const std::string& asset_dir, const std::string& xml_
 // The model parsed from `path` (cached; thread-safe). Throws
 // std::invalid_argument with MuJoCo's message when the file cannot be loaded.
 std::shared_ptr<const mjModel> LoadModel(const std::string& path);
+
+// The model of the XML text `xml`, whose includes are read from `assets`
+// (file name as the XML names it -> contents), as MuJoCo's Python bindings
+// load MjModel.from_xml_string(xml, assets): all in a virtual file system.
+// Cached under `key` (a model built from a file by the caller's edits).
+std::shared_ptr<const mjModel> LoadModelFromString(const std::string& key, const std::string& xml,
+                                                   const std::map<std::string, std::string>& assets);
 
 }  // namespace envpool_core::mujoco

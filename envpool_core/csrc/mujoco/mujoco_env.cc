@@ -294,9 +294,9 @@ void AddMujocoTask(TaskRegistry& registry, const std::string& asset_dir, MujocoT
     if (!c.GetBool("from_pixels")) return env;
     EnvSpec state_spec;  // the task's own spec: the size of the state the wrapper hides
     make_spec(c, m, &state_spec);
-    auto state_size = static_cast<int>(state_spec.obs[0].NumBytes() / sizeof(double));
     return std::unique_ptr<Env>(std::make_unique<PixelObservationEnv>(
-        std::move(env), state_size, static_cast<int>(spec.info.size()),
+        std::move(env), std::vector<std::size_t>{state_spec.obs[0].NumBytes()},
+        static_cast<int>(spec.info.size()),
         static_cast<int>(c.GetInt("render_width")), static_cast<int>(c.GetInt("render_height")),
         static_cast<int>(c.GetInt("frame_stack"))));
   };

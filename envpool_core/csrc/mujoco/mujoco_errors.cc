@@ -78,6 +78,18 @@ void StepPhysics(const mjModel* m, mjData* d, int steps, bool post_constraint) {
   if (post_constraint) Call("mj_rnePostConstraint", [m, d] { mj_rnePostConstraint(m, d); });
 }
 
+void StepPhysicsSplit(const mjModel* m, mjData* d, int steps) {
+  Call("mj_step", [m, d, steps] {
+    int full_steps = steps;
+    if (m->opt.integrator != mjINT_RK4) {
+      mj_step2(m, d);
+      full_steps = steps - 1;
+    }
+    for (int i = 0; i < full_steps; ++i) mj_step(m, d);
+    mj_step1(m, d);
+  });
+}
+
 void ForwardPhysics(const mjModel* m, mjData* d) {
   Call("mj_forward", [m, d] { mj_forward(m, d); });
 }
@@ -87,11 +99,11 @@ void ResetPhysics(const mjModel* m, mjData* d) {
 }
 
 mjModel* LoadXmlCollectingWarnings(const char* path, char* error, int error_size,
-                                   std::string* warnings) {
+                                   std::string* warnings, const mjVFS* vfs) {
   mjModel* model = nullptr;
   Trap trap;
   trap.warnings = warnings;
-  auto load = [&] { model = mj_loadXML(path, nullptr, error, error_size); };
+  auto load = [&] { model = mj_loadXML(path, vfs, error, error_size); };
   if (!RunTrapped(&trap, [](void* l) { (*static_cast<decltype(load)*>(l))(); }, &load)) {
     std::strncpy(error, trap.error, static_cast<std::size_t>(error_size) - 1);
     error[error_size - 1] = '\0';

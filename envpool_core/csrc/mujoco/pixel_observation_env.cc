@@ -7,11 +7,12 @@
 
 namespace envpool_core::mujoco {
 
-PixelObservationEnv::PixelObservationEnv(std::unique_ptr<Env> env, int state_obs_size,
+PixelObservationEnv::PixelObservationEnv(std::unique_ptr<Env> env,
+                                         const std::vector<std::size_t>& state_obs_bytes,
                                          int num_info, int width, int height, int frame_stack)
     : env_(std::move(env)),
-      state_obs_(static_cast<std::size_t>(state_obs_size)),
-      columns_(static_cast<std::size_t>(kNumCommonColumns + 1 + num_info)),
+      columns_(static_cast<std::size_t>(kNumCommonColumns) + state_obs_bytes.size() +
+               static_cast<std::size_t>(num_info)),
       row_bytes_(columns_.size(), 0),
       rgb_(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 3),
       frames_(rgb_.size() * static_cast<std::size_t>(frame_stack)),
@@ -19,6 +20,7 @@ PixelObservationEnv::PixelObservationEnv(std::unique_ptr<Env> env, int state_obs
       height_(height),
       frame_stack_(frame_stack),
       frame_bytes_(rgb_.size()) {
+  for (std::size_t bytes : state_obs_bytes) state_obs_.emplace_back(bytes);
   // Every step renders, on whichever thread steps: a machine without EGL is
   // told when the pool is made, not by a worker thread mid-step.
   CheckEglAvailable();
@@ -27,11 +29,12 @@ PixelObservationEnv::PixelObservationEnv(std::unique_ptr<Env> env, int state_obs
 OutputRow PixelObservationEnv::TaskRow(const OutputRow& row) {
   int num_columns = static_cast<int>(columns_.size());
   for (int c = 0; c < kNumCommonColumns; ++c) columns_[c] = row.Column<std::uint8_t>(c);
-  columns_[kNumCommonColumns] = reinterpret_cast<std::uint8_t*>(state_obs_.data());
-  for (int c = kNumCommonColumns + 1; c < num_columns; ++c) {
-    columns_[c] = row.Info<std::uint8_t>(c - kNumCommonColumns - 1);
+  int num_obs = static_cast<int>(state_obs_.size());
+  for (int i = 0; i < num_obs; ++i) columns_[kNumCommonColumns + i] = state_obs_[i].data();
+  for (int c = kNumCommonColumns + num_obs; c < num_columns; ++c) {
+    columns_[c] = row.Info<std::uint8_t>(c - kNumCommonColumns - num_obs);
   }
-  return OutputRow(columns_.data(), row_bytes_.data(), 0, 1);
+  return OutputRow(columns_.data(), row_bytes_.data(), 0, num_obs);
 }
 
 void PixelObservationEnv::CopyResult(const OutputRow& from, OutputRow& to) {

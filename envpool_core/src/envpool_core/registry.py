@@ -17,7 +17,8 @@ def _package_dir(name: str) -> Path | None:
 
 
 def _register_families() -> None:
-    """Registers the Atari and MuJoCo tasks from the installed data packages."""
+    """Registers the Atari, MuJoCo and DeepMind Control Suite tasks from the installed data
+    packages (ale_py's ROMs, gymnasium's and dm_control's MuJoCo models)."""
     if hasattr(_core, "register_atari_tasks"):
         ale_dir = _package_dir("ale_py")
         if ale_dir is not None and (ale_dir / "roms").is_dir():
@@ -26,6 +27,10 @@ def _register_families() -> None:
         gym_dir = _package_dir("gymnasium")
         if gym_dir is not None:
             _core.register_mujoco_tasks(str(gym_dir / "envs" / "mujoco" / "assets"))
+        # Found without importing dm_control (its import loads MuJoCo's Python bindings).
+        dm_control_dir = _package_dir("dm_control")
+        if dm_control_dir is not None and (dm_control_dir / "suite").is_dir():
+            _core.register_dm_control_tasks(str(dm_control_dir / "suite"))
 
 
 _register_families()

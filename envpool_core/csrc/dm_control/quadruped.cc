@@ -1,0 +1,234 @@
+// The quadruped domain (dm_control/suite/quadruped.py): walk, run and fetch.
+// dm_control builds their model by editing quadruped.xml (make_model: for walk
+// and run a floor sized to the task, without the walls, ball and target; for
+// all, without the terrain and rangefinders); so does this file, to the same
+// model.
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dm_control/rewards.h"
+#include "dm_control/suite_env.h"
+#include "dm_control/suite_task.h"
+#include "dm_control/xml_edit.h"
+#include "mujoco/mujoco_errors.h"
+
+namespace envpool_core::dm_control {
+
+namespace {
+
+constexpr int kMaxHeightAttempts = 10000;
+
+// floor_size 0: fetch's model (the file's floor, with walls and ball).
+std::string MakeQuadrupedXml(std::string xml, double floor_size) {
+  const char* what = "quadruped";
+  if (floor_size != 0.0) {
+    // Python's f'{floor_size}' of a float: the value is what matters to MuJoCo.
+    SetAttribute(&xml, "<geom name=\"floor\"", "size",
+                 XmlNumber(floor_size) + " " + XmlNumber(floor_size) + " .5", what);
+    for (const char* wall : {"wall_px", "wall_py", "wall_nx", "wall_ny"}) {
+      RemoveEmptyElement(&xml, std::string("<geom name=\"") + wall + "\"", what);
+    }
+    RemoveBody(&xml, "<body name=\"ball\"", what);
+    RemoveEmptyElement(&xml, "<site name=\"target\"", what);
+  }
+  RemoveEmptyElement(&xml, "<geom name=\"terrain\"", what);
+  while (xml.find("<rangefinder ") != std::string::npos) {
+    RemoveEmptyElement(&xml, "<rangefinder ", what);
+  }
+  return xml;
+}
+
+// Observation arrays (EnvPool's for every task of the domain; walk and run
+// fill the first five, fetch also ball_state and target_position, the others
+// are zeros, as EnvPool's).
+enum Obs { kEgocentric, kTorsoVelocity, kTorsoUpright, kImu, kForceTorque, kOrigin,
+           kRangefinder, kBallState, kTargetPosition };
+
+class QuadrupedEnv final : public SuiteEnv {
+ public:
+  // desired_speed 0: fetch.
+  QuadrupedEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, double desired_speed)
+      : SuiteEnv(spec, seed, std::move(model)),
+        desired_speed_(desired_speed),
+        fetch_(desired_speed == 0.0),
+        root_(model_->jnt_qposadr[mj_name2id(model_, mjOBJ_JOINT, "root")]),
+        root_dof_(model_->jnt_dofadr[mj_name2id(model_, mjOBJ_JOINT, "root")]),
+        torso_(mj_name2id(model_, mjOBJ_BODY, "torso")),
+        velocimeter_(SensorAdr("velocimeter")),
+        floor_(mj_name2id(model_, mjOBJ_GEOM, "floor")),
+        workspace_(mj_name2id(model_, mjOBJ_SITE, "workspace")) {
+    if (fetch_) {
+      int ball_root = mj_name2id(model_, mjOBJ_JOINT, "ball_root");
+      ball_root_ = model_->jnt_qposadr[ball_root];
+      ball_root_dof_ = model_->jnt_dofadr[ball_root];
+      ball_ = mj_name2id(model_, mjOBJ_BODY, "ball");
+      ball_geom_ = mj_name2id(model_, mjOBJ_GEOM, "ball");
+      target_ = mj_name2id(model_, mjOBJ_SITE, "target");
+    }
+    for (int j = 0; j < model_->njnt; ++j) {
+      if (model_->jnt_type[j] == mjJNT_HINGE) hinges_.push_back(j);
+    }
+    // Sensors by type, in sensor order (dm_control's np.isin over sensor_type).
+    for (int s = 0; s < model_->nsensor; ++s) {
+      int type = model_->sensor_type[s];
+      if (type == mjSENS_GYRO || type == mjSENS_ACCELEROMETER) imu_.push_back(s);
+      if (type == mjSENS_FORCE || type == mjSENS_TORQUE) force_torque_.push_back(s);
+    }
+  }
+
+ private:
+  void InitializeEpisode() override {
+    double orientation[4];
+    double x = 0.0, y = 0.0;
+    if (fetch_) {
+      // A random heading, somewhere on the floor.
+      double azimuth = random_.Uniform(0, 2 * M_PI);
+      orientation[0] = std::cos(azimuth / 2);
+      orientation[1] = orientation[2] = 0.0;
+      orientation[3] = std::sin(azimuth / 2);
+      double spawn_radius = 0.9 * model_->geom_size[3 * floor_];
+      x = random_.Uniform(-spawn_radius, spawn_radius);
+      y = random_.Uniform(-spawn_radius, spawn_radius);
+      FindNonContactingHeight(orientation, x, y);
+      data_->qpos[ball_root_] = random_.Uniform(-spawn_radius, spawn_radius);
+      data_->qpos[ball_root_ + 1] = random_.Uniform(-spawn_radius, spawn_radius);
+      data_->qpos[ball_root_ + 2] = 2;
+      data_->qvel[ball_root_dof_] = 5 * random_.StandardNormal();
+      data_->qvel[ball_root_dof_ + 1] = 5 * random_.StandardNormal();
+      return;
+    }
+    for (double& q : orientation) q = random_.StandardNormal();
+    double norm = Norm(orientation, 4);
+    for (double& q : orientation) q /= norm;
+    FindNonContactingHeight(orientation, x, y);
+  }
+
+  // _find_non_contacting_height: from inside the floor up in 1 cm steps until
+  // nothing touches, each try from a reset state (physics.reset_context()).
+  void FindNonContactingHeight(const double* orientation, double x, double y) {
+    double z = 0.0;
+    for (int attempt = 1;; ++attempt) {
+      mujoco::ResetPhysics(model_, data_);
+      ForwardWithoutActuation();
+      data_->qpos[root_] = x;
+      data_->qpos[root_ + 1] = y;
+      data_->qpos[root_ + 2] = z;
+      for (int i = 0; i < 4; ++i) data_->qpos[root_ + 3 + i] = orientation[i];
+      ForwardWithoutActuation();
+      if (data_->ncon == 0) break;
+      z += 0.01;
+      if (attempt > kMaxHeightAttempts) {
+        throw std::runtime_error("quadruped: no non-contacting start height found");
+      }
+    }
+  }
+
+  double TorsoUpright() const { return data_->xmat[9 * torso_ + 8]; }
+
+  // The sensors' values, in order, through `f`.
+  template <typename F>
+  double* WriteSensors(const std::vector<int>& sensors, double* out, F f) const {
+    for (int s : sensors) {
+      for (int k = 0; k < model_->sensor_dim[s]; ++k) {
+        *out++ = f(data_->sensordata[model_->sensor_adr[s] + k]);
+      }
+    }
+    return out;
+  }
+
+  void WriteObservation(OutputRow& row) override {
+    double* ego = row.Obs<double>(kEgocentric);
+    for (int j : hinges_) *ego++ = data_->qpos[model_->jnt_qposadr[j]];
+    for (int j : hinges_) *ego++ = data_->qvel[model_->jnt_dofadr[j]];
+    mju_copy(ego, data_->act, model_->na);
+    mju_copy(row.Obs<double>(kTorsoVelocity), data_->sensordata + velocimeter_, 3);
+    *row.Obs<double>(kTorsoUpright) = TorsoUpright();
+    WriteSensors(imu_, row.Obs<double>(kImu), [](double x) { return x; });
+    WriteSensors(force_torque_, row.Obs<double>(kForceTorque),
+                 [](double x) { return std::asinh(x); });
+    mju_zero(row.Obs<double>(kOrigin), 3);
+    mju_zero(row.Obs<double>(kRangefinder), 20);
+    if (!fetch_) {
+      mju_zero(row.Obs<double>(kBallState), 9);
+      mju_zero(row.Obs<double>(kTargetPosition), 3);
+      return;
+    }
+    // The ball's position, velocity and spin, and the target, in the torso's frame.
+    const double* torso_pos = data_->xpos + 3 * torso_;
+    double rows[4][3];
+    mju_sub3(rows[0], data_->xpos + 3 * ball_, torso_pos);
+    mju_sub3(rows[1], data_->qvel + ball_root_dof_, data_->qvel + root_dof_);
+    mju_copy3(rows[2], data_->qvel + ball_root_dof_ + 3);
+    mju_sub3(rows[3], data_->site_xpos + 3 * target_, torso_pos);
+    double* ball_state = row.Obs<double>(kBallState);
+    for (int r = 0; r < 3; ++r) InTorsoFrame(rows[r], ball_state + 3 * r);
+    InTorsoFrame(rows[3], row.Obs<double>(kTargetPosition));
+  }
+
+  // v . R for the torso's R, summed as numpy's dot (fused multiply-adds, in order).
+  void InTorsoFrame(const double* v, double* out) const {
+    const double* frame = data_->xmat + 9 * torso_;
+    for (int j = 0; j < 3; ++j) {
+      double s = 0.0;
+      for (int i = 0; i < 3; ++i) s = std::fma(v[i], frame[3 * i + j], s);
+      out[j] = s;
+    }
+  }
+
+  // The norm of the x, y part of `to - from`.
+  static double PlanarDistance(const double* to, const double* from) {
+    double d[2] = {to[0] - from[0], to[1] - from[1]};
+    return Norm(d, 2);
+  }
+
+  double Reward() override {
+    // _upright_reward(deviation_angle=0): cos(0) = 1.
+    double upright = Tolerance(TorsoUpright(), 1.0, kInf, 2.0, Sigmoid::kLinear, 0.0);
+    if (!fetch_) {
+      double move = Tolerance(data_->sensordata[velocimeter_], desired_speed_, kInf,
+                              desired_speed_, Sigmoid::kLinear, 0.5);
+      return upright * move;
+    }
+    double arena_radius = model_->geom_size[3 * floor_] * std::sqrt(2.0);
+    double workspace_radius = model_->site_size[3 * workspace_];
+    double ball_radius = model_->geom_size[3 * ball_geom_];
+    const double* ball = data_->xpos + 3 * ball_;
+    double reach = Tolerance(PlanarDistance(data_->site_xpos + 3 * workspace_, ball), 0.0,
+                             workspace_radius + ball_radius, arena_radius, Sigmoid::kLinear,
+                             0.0);
+    double target_radius = model_->site_size[3 * target_];
+    double fetch = Tolerance(PlanarDistance(data_->site_xpos + 3 * target_, ball), 0.0,
+                             target_radius, arena_radius, Sigmoid::kLinear, 0.0);
+    return upright * (reach * (0.5 + 0.5 * fetch));
+  }
+
+  double desired_speed_;
+  bool fetch_;
+  int root_, root_dof_, torso_, velocimeter_, floor_, workspace_;
+  int ball_root_ = -1, ball_root_dof_ = -1, ball_ = -1, ball_geom_ = -1, target_ = -1;
+  std::vector<int> hinges_, imu_, force_torque_;
+};
+
+}  // namespace
+
+void RegisterQuadruped(TaskRegistry& registry, const std::string& suite_dir) {
+  // Control timestep 0.02 s over the model's 0.005 s; the floor is the time
+  // limit (20 s) times the speed.
+  std::vector<ObsArray> obs = {{"egocentric_state", {44}}, {"torso_velocity", {3}},
+                               {"torso_upright", {}},      {"imu", {6}},
+                               {"force_torque", {24}},     {"origin", {3}},
+                               {"rangefinder", {20}},      {"ball_state", {9}},
+                               {"target_position", {3}}};
+  for (auto [name, speed] :
+       {std::pair{"walk", 0.5}, std::pair{"run", 5.0}, std::pair{"fetch", 0.0}}) {
+    AddSuiteTask(registry, suite_dir,
+                 {"quadruped", name, 4, obs, SuiteEnvFactory<QuadrupedEnv>(speed)},
+                 [floor = 20 * speed](const std::string& xml) {
+                   return MakeQuadrupedXml(xml, floor);
+                 });
+  }
+}
+
+}  // namespace envpool_core::dm_control

@@ -1,0 +1,98 @@
+#include "dm_control/suite_env.h"
+
+#include <stdexcept>
+#include <utility>
+
+#include "mujoco/mujoco_errors.h"
+#include "mujoco/mujoco_renderer.h"
+
+namespace envpool_core::dm_control {
+
+namespace {
+
+mjModel* CopyModel(const mjModel* m) {
+  mjModel* copy = mj_copyModel(nullptr, m);
+  if (copy == nullptr) throw std::runtime_error("mj_copyModel failed (out of memory?)");
+  return copy;
+}
+
+}  // namespace
+
+SuiteEnv::SuiteEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, bool private_model)
+    : private_model_(private_model ? CopyModel(model.model.get()) : nullptr),
+      model_(private_model ? private_model_ : model.model.get()),
+      data_(mj_makeData(model_)),
+      random_(seed),
+      frame_skip_(static_cast<int>(spec.config.GetInt("frame_skip"))),
+      suite_model_(std::move(model)),
+      render_width_(static_cast<int>(spec.config.GetInt("render_width"))),
+      render_height_(static_cast<int>(spec.config.GetInt("render_height"))),
+      render_camera_id_(static_cast<int>(spec.config.GetInt("render_camera_id"))) {
+  if (data_ == nullptr) {
+    if (private_model_ != nullptr) mj_deleteModel(private_model_);
+    throw std::runtime_error("mj_makeData failed (out of memory?)");
+  }
+}
+
+SuiteEnv::~SuiteEnv() {
+  mj_deleteData(data_);
+  if (private_model_ != nullptr) mj_deleteModel(private_model_);
+}
+
+bool SuiteEnv::Reset(OutputRow& row) {
+  mujoco::ResetPhysics(model_, data_);
+  ForwardWithoutActuation();
+  InitializeEpisode();
+  ForwardWithoutActuation();
+  WriteObservation(row);
+  row.reward = 0.0F;
+  row.terminated = false;
+  row.discount = 1.0F;
+  return true;
+}
+
+void SuiteEnv::Step(const void* action, OutputRow& row) {
+  mju_copy(data_->ctrl, static_cast<const double*>(action), model_->nu);
+  PhysicsStep(frame_skip_);
+  row.reward = static_cast<float>(Reward());
+  WriteObservation(row);
+  std::optional<double> end = Termination();
+  row.terminated = end.has_value();
+  row.discount = end.has_value() ? static_cast<float>(*end) : 1.0F;
+}
+
+void SuiteEnv::PhysicsStep(int nstep) { mujoco::StepPhysicsSplit(model_, data_, nstep); }
+
+void SuiteEnv::ForwardWithoutActuation() {
+  if (private_model_ == nullptr) {
+    mujoco::ForwardPhysics(suite_model_.without_actuation.get(), data_);
+    return;
+  }
+  // The env's own model: dm_control's way, the flag set for the call.
+  int flags = private_model_->opt.disableflags;
+  private_model_->opt.disableflags = flags | mjDSBL_ACTUATION;
+  try {
+    mujoco::ForwardPhysics(private_model_, data_);
+  } catch (...) {
+    private_model_->opt.disableflags = flags;
+    throw;
+  }
+  private_model_->opt.disableflags = flags;
+}
+
+void SuiteEnv::Render(std::uint8_t* rgb) {
+  mjvCamera camera;
+  mjv_defaultCamera(&camera);
+  if (render_camera_id_ < 0) {
+    camera.type = mjCAMERA_FREE;
+    mjv_defaultFreeCamera(model_, &camera);
+  } else {
+    camera.type = mjCAMERA_FIXED;
+    camera.fixedcamid = render_camera_id_;
+  }
+  mujoco::CopyFrameTopDown(
+      mujoco::RenderFrame(model_, data_, &camera, render_width_, render_height_), render_width_,
+      render_height_, rgb);
+}
+
+}  // namespace envpool_core::dm_control

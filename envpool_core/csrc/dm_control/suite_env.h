@@ -1,0 +1,94 @@
+// The base of the Control Suite's tasks: dm_control's control.Environment with
+// a suite Physics (dm_control/rl/control.py, dm_control/mujoco/engine.py,
+// dm_control/suite/base.py), with the calls in dm_control's order so that the
+// same start state and actions give the same arithmetic.
+//
+// reset(): mj_resetData and mj_forward with actuation disabled (Physics.reset),
+// the task's InitializeEpisode, mj_forward with actuation disabled again
+// (after_reset), the observation. step(): ctrl = action (MuJoCo clamps it to
+// ctrlrange, as dm_control leaves it), Physics.step(frame_skip) (mj_step2,
+// mj_step, ..., mj_step1), reward, observation. The time limit is the engine's
+// max_episode_steps; a task that ends episodes itself overrides Termination.
+//
+// A task that changes its model per episode (a target's place, a gain) gets a
+// model of its own (`private_model`); the others share one.
+//
+// The random draws of a reset are numpy's RandomState(seed)'s, made in
+// dm_control's order, so env seed s starts where dm_control's task with
+// random=s starts.
+#pragma once
+
+#include <mujoco/mujoco.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "core/env.h"
+#include "dm_control/numpy_random.h"
+#include "dm_control/suite_model.h"
+
+namespace envpool_core::dm_control {
+
+class SuiteEnv : public Env {
+ public:
+  SuiteEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, bool private_model = false);
+  ~SuiteEnv() override;
+  SuiteEnv(const SuiteEnv&) = delete;
+  SuiteEnv& operator=(const SuiteEnv&) = delete;
+
+  bool Reset(OutputRow& row) final;
+  void Step(const void* action, OutputRow& row) final;
+  // physics.render(height, width, camera_id) of dm_control: camera -1 is
+  // MuJoCo's default free camera, k >= 0 the model's camera k.
+  void Render(std::uint8_t* rgb) final;
+  void Seed(std::uint64_t seed) final {
+    random_.Seed(seed);
+    AfterSeed();
+  }
+
+ protected:
+  // The task's initialize_episode, after mj_resetData (and before after_reset).
+  virtual void InitializeEpisode() = 0;
+  // The task's get_observation, into the row's obs arrays.
+  virtual void WriteObservation(OutputRow& row) = 0;
+  // The task's get_reward.
+  virtual double Reward() = 0;
+  // The task's get_termination: empty while the episode goes on, else the
+  // discount it ends with.
+  virtual std::optional<double> Termination() { return std::nullopt; }
+  // Draws what a task draws from a new RandomState before its first episode (the
+  // LQR's model); called by Seed (a task calls it from its constructor too).
+  virtual void AfterSeed() {}
+
+  // Physics.step(nstep) and Physics.forward() with actuation disabled.
+  void PhysicsStep(int nstep);
+  void ForwardWithoutActuation();
+
+  // np.linalg.norm of a short vector: sqrt(x.dot(x)), whose dot (OpenBLAS on
+  // x86-64) accumulates with fused multiply-adds; so does this, to the last bit.
+  static double Norm(const double* x, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; ++i) s = std::fma(x[i], x[i], s);
+    return std::sqrt(s);
+  }
+  int SensorAdr(const char* name) const {
+    return model_->sensor_adr[mj_name2id(model_, mjOBJ_SENSOR, name)];
+  }
+
+  // The env's own model with `private_model` (null otherwise): the task may change it.
+  mjModel* private_model_ = nullptr;
+  const mjModel* model_;
+  mjData* data_;
+  NumpyRandomState random_;
+  const int frame_skip_;
+
+ private:
+  SuiteModel suite_model_;
+  const int render_width_;
+  const int render_height_;
+  const int render_camera_id_;
+};
+
+}  // namespace envpool_core::dm_control

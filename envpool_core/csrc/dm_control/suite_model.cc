@@ -1,0 +1,64 @@
+#include "dm_control/suite_model.h"
+
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+
+#include "mujoco/model_cache.h"
+
+namespace envpool_core::dm_control {
+
+namespace {
+
+std::mutex mutex;
+auto* cache = new std::map<std::string, SuiteModel>();  // never evicted, as LoadModel's
+
+// The model `load()` returns and its copy without actuation, cached under `key`.
+SuiteModel WithoutActuationCopy(const std::string& key,
+                                const std::function<std::shared_ptr<const mjModel>()>& load) {
+  std::lock_guard<std::mutex> lock(mutex);
+  const std::string& path = key;
+  auto it = cache->find(path);
+  if (it != cache->end()) return it->second;
+  std::shared_ptr<const mjModel> model = load();
+  mjModel* copy = mj_copyModel(nullptr, model.get());
+  if (copy == nullptr) throw std::runtime_error("mj_copyModel failed (out of memory?)");
+  copy->opt.disableflags |= mjDSBL_ACTUATION;
+  SuiteModel suite{model, std::shared_ptr<const mjModel>(copy, [](const mjModel* m) {
+                     mj_deleteModel(const_cast<mjModel*>(m));
+                   })};
+  cache->emplace(path, suite);
+  return suite;
+}
+
+}  // namespace
+
+SuiteModel LoadSuiteModel(const std::string& path) {
+  return WithoutActuationCopy(path, [&path] { return mujoco::LoadModel(path); });
+}
+
+SuiteModel LoadSuiteModelFromXml(const std::string& key,
+                                 const std::function<std::string()>& build_xml,
+                                 const std::string& suite_dir) {
+  return WithoutActuationCopy(key, [&] {
+    // common.ASSETS: the files the suite's models include, by the names they use.
+    std::map<std::string, std::string> assets;
+    for (const char* file :
+         {"./common/materials.xml", "./common/skybox.xml", "./common/visual.xml"}) {
+      assets[file] = ReadTextFile(suite_dir + "/" + file);
+    }
+    return mujoco::LoadModelFromString(key, build_xml(), assets);
+  });
+}
+
+std::string ReadTextFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument("cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace envpool_core::dm_control
