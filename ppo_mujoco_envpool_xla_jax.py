@@ -433,8 +433,9 @@ if __name__ == "__main__":
     if args.save_model:
         model_path = f"runs/{run_name}/{args.exp_name}.cleanrl_model"
         with open(model_path, "wb") as f:
-            f.write(flax.serialization.msgpack_serialize({"args": json.dumps(vars(args)),
-                "params": params, "obs_rms": dict(zip(("mean", "var", "count"), obs_rms))}))
+            f.write(flax.serialization.msgpack_serialize({
+                "args": json.dumps(vars(args)), "params": params,
+                "obs_rms": dict(zip(("mean", "var", "count"), obs_rms, strict=True))}))
         print(f"model saved to {model_path}")
     if args.save_model or args.capture_video:
         act = evaluation_policy(agent, params, obs_rms, args.seed, low, high)
