@@ -82,6 +82,12 @@ def test_checkpoint_reloads_and_plays_the_same_episodes(two_runs) -> None:
     (model,) = run_dir.glob("*.cleanrl_model")
     # Only the checkpoint and the seed: env id, time limit and network come from the file.
     reloaded = run(cwd, "--eval-checkpoint", str(model), "--eval-episodes", "5", "--seed", "3")
+    import flax
+
+    # The observation statistics of every training step (and the first reset) travel with it.
+    saved = flax.serialization.msgpack_restore(model.read_bytes())["obs_rms"]
+    np.testing.assert_allclose(saved["count"], 40960 + 16, rtol=1e-6)
+    assert np.all(saved["var"] < 0.5) and np.all(saved["var"] > 0)
     assert len(eval_returns(stdout)) == 5
     assert eval_returns(reloaded.stdout) == eval_returns(stdout)
 
