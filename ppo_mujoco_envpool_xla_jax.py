@@ -93,7 +93,7 @@ class Args:
     """coefficient of the value function"""
     max_grad_norm: float = 1.0
     """the maximum norm for the gradient clipping"""
-    hiddens: tuple[int, ...] = (256, 128, 64)
+    hidden_sizes: tuple[int, ...] = (256, 128, 64)
     """the hidden sizes of the actor's and of the critic's MLP (ELU)"""
 
 
@@ -112,12 +112,12 @@ class Agent(nn.Module):
     """Separate actor and critic MLPs; a state-independent log standard deviation."""
 
     action_dim: int
-    hiddens: tuple[int, ...] = (256, 128, 64)
+    hidden_sizes: tuple[int, ...] = (256, 128, 64)
 
     @nn.compact
     def __call__(self, x):
         actor, critic = x, x
-        for hidden in self.hiddens:
+        for hidden in self.hidden_sizes:
             actor = nn.elu(layer_init(hidden)(actor))
             critic = nn.elu(layer_init(hidden)(critic))
         logstd = self.param("actor_logstd", constant(0.0), (self.action_dim,))
@@ -225,7 +225,7 @@ if __name__ == "__main__":
         except (OSError, ValueError, KeyError, TypeError) as e:
             sys.exit(f"error: --eval-checkpoint {args.eval_checkpoint}: cannot load it ({e})")
         args.env_id, args.max_episode_steps = saved["env_id"], saved["max_episode_steps"]
-        args.hiddens = tuple(saved["hiddens"])
+        args.hidden_sizes = tuple(saved["hidden_sizes"])
     for name, least in (("num_envs", 1), ("num_steps", 2), ("num_minibatches", 1),
                         ("update_epochs", 1), ("eval_episodes", 1), ("max_episode_steps", 1)):
         value = getattr(args, name)
@@ -248,7 +248,8 @@ if __name__ == "__main__":
          "--learning-rate, --max-grad-norm and --clip-coef must be above 0, --vf-coef at "
          "least 0, --ent-coef finite, --gamma and --gae-lambda in [0, 1]"),
         (args.kl_threshold is None or args.kl_threshold > 0, "--kl-threshold must be above 0"),
-        (args.hiddens and min(args.hiddens) >= 1, "--hiddens must be at least 1 each"),
+        (args.hidden_sizes and min(args.hidden_sizes) >= 1,
+         "--hidden-sizes must be at least 1 each"),
         (args.exp_name and os.sep not in args.exp_name, "--exp-name must be a file name (no /)"),
     ):
         if not condition:
@@ -264,7 +265,7 @@ if __name__ == "__main__":
         sys.exit(f"error: --capture-video: {args.env_id} has no render() to record")
     low, high = spec.action_space.low, spec.action_space.high
     action_dim = int(np.prod(spec.action_space.shape))
-    agent = Agent(action_dim, tuple(args.hiddens))
+    agent = Agent(action_dim, tuple(args.hidden_sizes))
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
     video_dir = f"videos/{run_name}" if args.capture_video else None
     if checkpoint is not None:

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "ppo_mujoco_envpool_xla_jax.py"
 # InvertedPendulum: a random policy's episodes last about 5-10 steps (return = length).
 LEARN = ["--env-id", "InvertedPendulum-v4", "--total-timesteps", "40960", "--num-envs", "16",
-         "--num-steps", "32", "--hiddens", "64", "64", "--eval-episodes", "5", "--seed", "3"]
+         "--num-steps", "32", "--hidden-sizes", "64", "64", "--eval-episodes", "5", "--seed", "3"]
 RANDOM_POLICY_CEILING = 50.0
 
 
