@@ -95,10 +95,15 @@ def run_one(system: str, env_id: str, seed: int, wall_limit: float,
             cleanrl: str | None) -> dict:
     workdir = Path(tempfile.mkdtemp(prefix=f"tts-{system}-{seed}-"))
     cmd = command(system, env_id, seed, cleanrl)
+    env = dict(os.environ)
+    if system == "cleanrl":  # gymnasium 1.x's TransformObservation signature, as training.py
+        env["REFERENCE_COMPAT"] = "1"
+        env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parent /
+                                                 "reference_compat"), env.get("PYTHONPATH", "")])
     loads = [os.getloadavg()[0]]
     start = time.time()
     with open(workdir / "log.txt", "w") as log:
-        proc = subprocess.Popen(cmd, cwd=workdir, stdout=log, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
         while proc.poll() is None and time.time() - start < wall_limit:
             time.sleep(min(10.0, max(0.1, wall_limit - (time.time() - start))))
