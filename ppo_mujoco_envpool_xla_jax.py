@@ -10,6 +10,7 @@ return that scales rewards restarts there; the step after an episode end, whose 
 engine ignores while it resets the env, is not trained on. The engine's xla() is CPU-only.
 """
 
+import itertools
 import json
 import os
 import sys
@@ -210,8 +211,8 @@ def evaluation_policy(agent, params, obs_rms, seed, low, high):
         mean, logstd, _ = agent.apply(params, normalize(obs_rms, obs))
         return jnp.clip(mean + jnp.exp(logstd) * jax.random.normal(key, mean.shape), low, high)
 
-    keys = iter(jax.random.split(jax.random.fold_in(jax.random.PRNGKey(seed), 2), 100000))
-    return lambda obs: np.asarray(sample(next(keys), obs))
+    key, steps = jax.random.fold_in(jax.random.PRNGKey(seed), 2), itertools.count()
+    return lambda obs: np.asarray(sample(jax.random.fold_in(key, next(steps)), obs))
 
 
 if __name__ == "__main__":
