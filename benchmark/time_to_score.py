@@ -120,6 +120,12 @@ def run_one(system: str, env_id: str, seed: int, wall_limit: float,
             "returncode": proc.returncode, "load_average": loads, "curve": points}
 
 
+def thin(points: list, most: int = 1000) -> list:
+    """At most about `most` points of a curve, evenly spaced, the last one kept."""
+    every = max(1, len(points) // most)
+    return points[::every] + ([points[-1]] if points and (len(points) - 1) % every else [])
+
+
 def time_to(points: list, target: float) -> float | None:
     return next((t for t, _, value in points if value >= target), None)
 
@@ -199,7 +205,8 @@ def main() -> None:
     print(table)
     out.with_suffix(".json").write_text(json.dumps(
         {"env_id": args.env_id, "target": args.target, "wall_limit": args.wall_limit,
-         "cpus": os.cpu_count(), "runs": runs}, indent=1))
+         "cpus": os.cpu_count(), "runs": [{**r, "curve": thin(r["curve"])} for r in runs]},
+        indent=1))
     out.with_suffix(".md").write_text(table + "\n")
     plot(runs, args.target, out.with_suffix(".png"))
 
