@@ -147,3 +147,40 @@ def test_training_merges_earlier_results_into_one_table(tmp_path: Path) -> None:
         row = f"| {script} | CartPole-v1 | 100 | envpool_core | 1 | 16 | 0.1 min | 2 | 20.0 |"
         assert row in table
     assert (tmp_path / "all.png").stat().st_size > 0
+
+
+def test_time_to_score_reads_curves_and_summarizes(tmp_path: Path) -> None:
+    """benchmark/time_to_score.py on hand-made TensorBoard logs: CleanRL-style episode returns
+    averaged over the last 100, rl_games' own mean, the first time a target is reached."""
+    import importlib.util
+
+    import numpy as np
+    from torch.utils.tensorboard import SummaryWriter
+
+    spec = importlib.util.spec_from_file_location(
+        "time_to_score", ROOT / "benchmark" / "time_to_score.py")
+    tts = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tts)
+    start = 1000.0
+    writer = SummaryWriter(str(tmp_path / "cleanrl"))
+    for i in range(150):  # returns 0, 10, 20, ...: the last-100 mean passes 500 at episode 100
+        writer.add_scalar("charts/episodic_return", 10.0 * i, i * 100, walltime=start + i)
+    writer.close()
+    points = tts.curve(tmp_path / "cleanrl", start)
+    assert len(points) == 150
+    assert points[99][2] == pytest.approx(np.mean(10.0 * np.arange(100)))
+    assert points[149][2] == pytest.approx(np.mean(10.0 * np.arange(50, 150)))
+    assert tts.time_to(points, 995.0) == 149.0 and tts.time_to(points, 996.0) is None
+    assert tts.value_at(points, 5000) == pytest.approx(np.mean(10.0 * np.arange(51)))
+    writer = SummaryWriter(str(tmp_path / "rl_games" / "summaries"))
+    for i in range(5):
+        writer.add_scalar("rewards/step", 100.0 * i, 4096 * i, walltime=start + 10 * i)
+    writer.close()
+    assert tts.curve(tmp_path / "rl_games", start) == [
+        (10.0 * i, 4096 * i, 100.0 * i) for i in range(5)]
+    runs = [{"system": "a", "env_id": "Ant-v4", "seed": 1, "load_average": [1.0],
+             "curve": points}]
+    table = tts.summarize(runs, 990.0, [5000], 300.0)
+    assert "| a | 1 | 149 s; 149 |" in table
+    tts.plot(runs, 990.0, tmp_path / "plot.png")
+    assert (tmp_path / "plot.png").stat().st_size > 0

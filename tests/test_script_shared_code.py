@@ -15,7 +15,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TORCH = ("ppo_atari_envpool", "ppo_atari_envpool_async", "ppo_mujoco_envpool")
-JAX = ("impala_atari", "ppo_distributed")
+ACTOR_LEARNER = ("impala_atari", "ppo_distributed")
+JAX = (*ACTOR_LEARNER, "ppo_mujoco_envpool_xla_jax")
 SCRIPTS = TORCH + JAX
 # Same-named top-level functions and classes that differ on purpose, per pair of scripts.
 INTENDED = {
@@ -26,6 +27,10 @@ INTENDED = {
     ("ppo_atari_envpool_async", "ppo_mujoco_envpool"): {"make_env", "Agent"},
     # IMPALA and PPO: different losses and learner updates.
     ("impala_atari", "ppo_distributed"): {"learner_update"},
+    # The compiled MuJoCo script: a Gaussian policy, no actor threads, its own checkpoint.
+    ("impala_atari", "ppo_mujoco_envpool_xla_jax"): {"make_env", "Agent", "evaluation_policy"},
+    ("ppo_distributed", "ppo_mujoco_envpool_xla_jax"): {"make_env", "Agent",
+                                                         "evaluation_policy"},
 }
 
 
@@ -130,7 +135,7 @@ def flag_checks(name: str) -> set[str]:
     return checks
 
 
-@pytest.mark.parametrize("family", [TORCH, JAX], ids=["torch", "jax"])
+@pytest.mark.parametrize("family", [TORCH, ACTOR_LEARNER], ids=["torch", "jax"])
 def test_flag_checks_have_one_form(family: tuple[str, ...]) -> None:
     # The checks are inline in each script's main block, so the comparison of top-level
     # definitions above does not see them. The async file checks its own flag; IMPALA splits

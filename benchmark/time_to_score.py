@@ -1,0 +1,215 @@
+"""Time-to-score: wall time until the mean training return of the last 100 episodes reaches a
+target, compile time and start-up included, for several training systems and seeds.
+
+    python benchmark/time_to_score.py --seeds 1 2 3                      # this repo's JAX script
+    python benchmark/time_to_score.py --systems xla_jax rl_games_envpool_core rl_games_envpool \
+        ppo_mujoco --seeds 1 2 3 --wall-limit 900 --out benchmark/results/time_to_score_ant
+    python benchmark/time_to_score.py --systems cleanrl \
+        --cleanrl ~/cleanrl/cleanrl/ppo_continuous_action.py
+
+Systems (each run alone, one after the other, as a subprocess in its own folder, stopped at
+`--wall-limit` seconds after it was started):
+  - `xla_jax`: ppo_mujoco_envpool_xla_jax.py with its defaults;
+  - `ppo_mujoco`: ppo_mujoco_envpool.py (PyTorch, CleanRL's hyperparameters) with its defaults;
+  - `rl_games_envpool_core` / `rl_games_envpool`: rl_games' own `mujoco/<task>_envpool.yaml`
+    on the CPU, with envpool_core handed to it as `envpool` / on EnvPool itself;
+  - `cleanrl`: CleanRL's ppo_continuous_action.py from `--cleanrl` (on gymnasium's MuJoCo).
+Curves come from the runs' TensorBoard logs, against the wall clock of the event: CleanRL-style
+scripts log every episode's return (`charts/episodic_return`: averaged here over the last 100),
+rl_games the mean of its last 100 (`rewards/step`). The machine's load average is sampled during
+every run and recorded with it: other work on the machine slows every system down.
+Writes OUT.json (every curve), OUT.md (the table) and OUT.png (return against wall time); OUT
+defaults to benchmark/out/time_to_score_<task> (git-ignored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RL_GAMES = r"""
+import os, sys, yaml
+if sys.argv[3] == "envpool_core":
+    import envpool_core
+    sys.modules["envpool"] = envpool_core  # the user's one change: rl_games imports envpool
+import rl_games
+from rl_games.torch_runner import Runner
+with open(os.path.join(os.path.dirname(rl_games.__file__), "configs", sys.argv[1])) as f:
+    config = yaml.safe_load(f)
+seed = int(sys.argv[2])
+config["params"]["seed"] = seed
+config["params"]["config"]["env_config"]["seed"] = seed
+config["params"]["config"].update(device="cpu", device_name="cpu", train_dir=os.getcwd())
+runner = Runner()
+runner.load(config)
+runner.run({"train": True, "play": False})
+"""
+SYSTEMS = ("xla_jax", "ppo_mujoco", "rl_games_envpool_core", "rl_games_envpool", "cleanrl")
+
+
+def command(system: str, env_id: str, seed: int, cleanrl: str | None) -> list[str]:
+    if system == "xla_jax":
+        return [sys.executable, str(ROOT / "ppo_mujoco_envpool_xla_jax.py"), "--env-id", env_id,
+                "--seed", str(seed)]
+    if system == "ppo_mujoco":
+        return [sys.executable, str(ROOT / "ppo_mujoco_envpool.py"), "--env-id", env_id,
+                "--seed", str(seed)]
+    if system == "cleanrl":
+        if cleanrl is None:
+            sys.exit("error: --systems cleanrl needs --cleanrl PATH/ppo_continuous_action.py")
+        return [sys.executable, cleanrl, "--env-id", env_id, "--seed", str(seed)]
+    config = f"mujoco/{env_id.split('-')[0].lower()}_envpool.yaml"
+    return [sys.executable, "-c", RL_GAMES, config, str(seed), system.split("_", 2)[2]]
+
+
+def curve(workdir: Path, start: float) -> list[tuple[float, int, float]]:
+    """(seconds since start, env steps, mean return of the last 100 episodes) of a run."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    points = []
+    for events in workdir.rglob("events.out.tfevents*"):
+        acc = EventAccumulator(str(events), size_guidance={"scalars": 0})
+        acc.Reload()
+        tags = acc.Tags()["scalars"]
+        if "charts/episodic_return" in tags:
+            last = deque(maxlen=100)
+            for e in acc.Scalars("charts/episodic_return"):
+                last.append(e.value)
+                points.append((e.wall_time - start, e.step, sum(last) / len(last)))
+        elif "rewards/step" in tags:
+            points += [(e.wall_time - start, e.step, e.value) for e in acc.Scalars("rewards/step")]
+    return sorted(points)
+
+
+def run_one(system: str, env_id: str, seed: int, wall_limit: float,
+            cleanrl: str | None) -> dict:
+    workdir = Path(tempfile.mkdtemp(prefix=f"tts-{system}-{seed}-"))
+    cmd = command(system, env_id, seed, cleanrl)
+    env = dict(os.environ)
+    if system == "cleanrl":  # gymnasium 1.x's TransformObservation signature, as training.py
+        env["REFERENCE_COMPAT"] = "1"
+        env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parent /
+                                                 "reference_compat"), env.get("PYTHONPATH", "")])
+    loads = [os.getloadavg()[0]]
+    start = time.time()
+    with open(workdir / "log.txt", "w") as log:
+        proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        while proc.poll() is None and time.time() - start < wall_limit:
+            time.sleep(min(10.0, max(0.1, wall_limit - (time.time() - start))))
+            loads.append(os.getloadavg()[0])
+        if proc.poll() is None:  # its own process group: the run and whatever it started
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait()
+    wall = time.time() - start
+    points = curve(workdir, start)
+    best = max((p[2] for p in points), default=float("nan"))
+    print(f"{system} seed {seed}: {wall:.0f} s, {len(points)} points, best {best:.0f}, load "
+          f"{statistics.mean(loads):.1f}, log {workdir / 'log.txt'}", flush=True)
+    return {"system": system, "env_id": env_id, "seed": seed, "command": cmd, "wall_s": wall,
+            "returncode": proc.returncode, "load_average": loads, "curve": points}
+
+
+def thin(points: list, most: int = 1000) -> list:
+    """At most about `most` points of a curve, evenly spaced, the last one kept."""
+    every = max(1, len(points) // most)
+    return points[::every] + ([points[-1]] if points and (len(points) - 1) % every else [])
+
+
+def time_to(points: list, target: float) -> float | None:
+    return next((t for t, _, value in points if value >= target), None)
+
+
+def value_at(points: list, step: int) -> float | None:
+    """The last-100 mean at the first point at or after `step` env steps."""
+    return next((value for _, s, value in points if s >= step), None)
+
+
+def summarize(runs: list[dict], target: float, at_steps: list[int], wall_limit: float) -> str:
+    lines = [f"| system | seeds | time to {target:,.0f} (median; per seed) | best within "
+             f"{wall_limit:.0f} s (median) | steps in {wall_limit:.0f} s (median) | "
+             + " | ".join(f"return at {s / 1e6:g}M steps (median)" for s in at_steps)
+             + " | load average |", "|-" * (6 + len(at_steps)) + "|"]
+    for system in dict.fromkeys(r["system"] for r in runs):
+        mine = [r for r in runs if r["system"] == system]
+        times = [time_to(r["curve"], target) for r in mine]
+        median_time = statistics.median([t if t is not None else float("inf") for t in times])
+        per_seed = ", ".join("-" if t is None else f"{t:.0f}" for t in times)
+        best = statistics.median([max((p[2] for p in r["curve"]), default=float("nan"))
+                                  for r in mine])
+        steps = statistics.median([max((p[1] for p in r["curve"]), default=0) for r in mine])
+        at = []
+        for s in at_steps:
+            values = [v for r in mine if (v := value_at(r["curve"], s)) is not None]
+            at.append(f"{statistics.median(values):,.0f} ({len(values)} seeds)" if values else "-")
+        load = statistics.mean(x for r in mine for x in r["load_average"])
+        shown = "not reached" if median_time == float("inf") else f"{median_time:.0f} s"
+        lines.append(f"| {system} | {len(mine)} | {shown}; {per_seed} | {best:,.0f} | "
+                     f"{steps:,.0f} | " + " | ".join(at) + f" | {load:.1f} |")
+    return "\n".join(lines) + f"\n\n{os.cpu_count()} cores; load average: the 1-minute figure, " \
+        "sampled every 10 s of each system's runs"
+
+
+def plot(runs: list[dict], target: float, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    colors = dict(zip(dict.fromkeys(r["system"] for r in runs), plt.cm.tab10.colors,
+                      strict=False))
+    labelled = set()
+    for r in runs:
+        if r["curve"]:
+            t, _, value = zip(*r["curve"], strict=True)
+            label = None if r["system"] in labelled else r["system"]
+            labelled.add(r["system"])
+            ax.plot(t, value, color=colors[r["system"]], label=label, alpha=0.8)
+    ax.axhline(target, color="gray", linestyle="--", linewidth=1)
+    ax.set_xlabel("wall time since start (s), compilation included")
+    ax.set_ylabel("mean training return, last 100 episodes")
+    ax.set_title(f"{runs[0]['env_id']}: return against wall time")
+    ax.legend()
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--systems", nargs="+", choices=SYSTEMS, default=["xla_jax"])
+    parser.add_argument("--env-id", default="Ant-v4")
+    parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
+    parser.add_argument("--target", type=float, default=3000.0)
+    parser.add_argument("--wall-limit", type=float, default=300.0, help="seconds per run")
+    parser.add_argument("--at-steps", nargs="+", type=int, default=[500000, 1000000])
+    parser.add_argument("--cleanrl", default=None,
+                        help="path of CleanRL's ppo_continuous_action.py")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    out = args.out or ROOT / "benchmark" / "out" / \
+        f"time_to_score_{args.env_id.split('-')[0].lower()}"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    runs = [run_one(system, args.env_id, seed, args.wall_limit, args.cleanrl)
+            for system in args.systems for seed in args.seeds]
+    table = summarize(runs, args.target, args.at_steps, args.wall_limit)
+    print(table)
+    out.with_suffix(".json").write_text(json.dumps(
+        {"env_id": args.env_id, "target": args.target, "wall_limit": args.wall_limit,
+         "cpus": os.cpu_count(), "runs": [{**r, "curve": thin(r["curve"])} for r in runs]},
+        indent=1))
+    out.with_suffix(".md").write_text(table + "\n")
+    plot(runs, args.target, out.with_suffix(".png"))
+
+
+if __name__ == "__main__":
+    main()
