@@ -1,9 +1,9 @@
-r"""PPO with continuous actions on MuJoCo with envpool_core (`python ppo_mujoco_envpool.py
---save-model`): CleanRL's ppo_continuous_action.py, its batch as 8 envs x 256 steps, three fixes.
-A time limit is not a terminal state: the value target bootstraps from V(final observation), and
-the return that scales rewards restarts there; the step after an episode end, whose action the
-engine ignores while it resets the env, is not trained on. The engine has no wrappers, so
-observation and reward normalisation and action clipping are written out here."""
+r"""PPO with continuous actions on MuJoCo and the DeepMind Control Suite with envpool_core:
+CleanRL's ppo_continuous_action.py, its batch as 8 envs x 256 steps, three fixes. A time limit
+is not a terminal state: the value target bootstraps from V(final observation), and the return
+that scales rewards restarts there; the step after an episode end, whose action the engine
+ignores while it resets the env, is not trained on. The engine has no wrappers, so observation
+flattening and normalisation, reward normalisation and action clipping are written out here."""
 
 import os
 import random
@@ -128,25 +128,29 @@ class RunningMeanStd(nn.Module):
         return torch.clamp((x - self.mean) / torch.sqrt(self.var + 1e-8), -10, 10).float()
 
 
+def flat_obs(obs):
+    """The observation as one row per env: an array flattened, or a dm_control task's dict of
+    arrays concatenated in the sorted order of its keys (gymnasium's flatten order)."""
+    arrays = [obs[key] for key in sorted(obs)] if isinstance(obs, dict) else [obs]
+    return np.concatenate([array.reshape(len(array), -1) for array in arrays], axis=1)
+
+
 class Agent(nn.Module):
     def __init__(self, envs):
         super().__init__()
-        self.obs_rms = RunningMeanStd(envs.observation_space.shape)
+        n_obs, n_act = gym.spaces.flatdim(envs.observation_space), np.prod(envs.action_space.shape)
+        self.obs_rms = RunningMeanStd((n_obs,))
         self.critic = nn.Sequential(
-            layer_init(nn.Linear(np.prod(envs.observation_space.shape), 64)),
-            nn.Tanh(),
-            layer_init(nn.Linear(64, 64)),
-            nn.Tanh(),
+            layer_init(nn.Linear(n_obs, 64)), nn.Tanh(),
+            layer_init(nn.Linear(64, 64)), nn.Tanh(),
             layer_init(nn.Linear(64, 1), std=1.0),
         )
         self.actor_mean = nn.Sequential(
-            layer_init(nn.Linear(np.prod(envs.observation_space.shape), 64)),
-            nn.Tanh(),
-            layer_init(nn.Linear(64, 64)),
-            nn.Tanh(),
-            layer_init(nn.Linear(64, np.prod(envs.action_space.shape)), std=0.01),
+            layer_init(nn.Linear(n_obs, 64)), nn.Tanh(),
+            layer_init(nn.Linear(64, 64)), nn.Tanh(),
+            layer_init(nn.Linear(64, n_act), std=0.01),
         )
-        self.actor_logstd = nn.Parameter(torch.zeros(1, np.prod(envs.action_space.shape)))
+        self.actor_logstd = nn.Parameter(torch.zeros(1, n_act))
 
     def get_value(self, x):
         return self.critic(x)
@@ -216,7 +220,7 @@ if __name__ == "__main__":
     device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
     @torch.no_grad()
     def act(obs):  # the observation statistics are frozen; actions are clipped as in training
-        x = agent.obs_rms.normalize(torch.as_tensor(obs, device=device), update=False)
+        x = agent.obs_rms.normalize(torch.as_tensor(flat_obs(obs), device=device), update=False)
         return np.clip(agent.get_action_and_value(x)[0].cpu().numpy(), low, high)
     if args.eval_checkpoint is not None:  # no training: evaluate it on the task it learned
         checkpoint = torch.load(args.eval_checkpoint, map_location=device, weights_only=True)
@@ -236,7 +240,7 @@ if __name__ == "__main__":
         sys.exit("error: need --num-steps >= 2, --num-envs x --num-steps >= 8 x --num-minibatches")
     args.num_iterations = args.total_timesteps // args.batch_size
     envs = make_env(args.env_id, args.num_envs, args.num_envs, args.seed, args.max_episode_steps)
-    if not isinstance(envs.action_space, gym.spaces.Box) or len(envs.observation_space.shape) != 1:
+    if not isinstance(envs.action_space, gym.spaces.Box):
         sys.exit(f"error: {args.env_id} is not a continuous-control task (box actions)")
     if args.capture_video:  # render() is tried now, not after training: no render(), no EGL
         envs.render([0])
@@ -261,23 +265,20 @@ if __name__ == "__main__":
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
     # ALGO Logic: Storage setup. obs[t] arrives with dones[t]; rewards[t] & co. are its outcome.
-    obs = torch.zeros((args.num_steps, args.num_envs, *envs.observation_space.shape), device=device)
+    obs = torch.zeros((args.num_steps, args.num_envs, *agent.obs_rms.mean.shape), device=device)
     actions = torch.zeros((args.num_steps, args.num_envs, *envs.action_space.shape), device=device)
     logprobs = torch.zeros((args.num_steps, args.num_envs), device=device)
-    rewards = np.zeros((args.num_steps, args.num_envs), dtype=np.float32)
+    rewards, values = np.zeros((2, args.num_steps, args.num_envs), dtype=np.float32)
     dones = np.zeros((args.num_steps, args.num_envs), dtype=bool)
-    terminations = np.zeros((args.num_steps, args.num_envs), dtype=bool)
-    truncations = np.zeros((args.num_steps, args.num_envs), dtype=bool)
-    values = np.zeros((args.num_steps, args.num_envs), dtype=np.float32)
-    episode_return = np.zeros(args.num_envs)
+    terminations, truncations = np.zeros((2, args.num_steps, args.num_envs), dtype=bool)
+    episode_return, discounted_return = np.zeros((2, args.num_envs))  # the latter to scale rewards
     avg_returns = deque(maxlen=20)
     return_rms = RunningMeanStd()  # of the discounted return, to scale rewards (NormalizeReward)
-    discounted_return = np.zeros(args.num_envs)
 
     # TRY NOT TO MODIFY: start the game
     global_step = 0
     start_time = time.time()
-    next_obs = agent.obs_rms.normalize(torch.as_tensor(envs.reset()[0], device=device))
+    next_obs = agent.obs_rms.normalize(torch.as_tensor(flat_obs(envs.reset()[0]), device=device))
     next_done = np.zeros(args.num_envs, dtype=bool)
     progress = tqdm(range(1, args.num_iterations + 1), unit="iteration", dynamic_ncols=True)
 
@@ -285,8 +286,7 @@ if __name__ == "__main__":
         # Annealing the rate if instructed to do so.
         if args.anneal_lr:
             frac = 1.0 - (iteration - 1.0) / args.num_iterations
-            lrnow = frac * args.learning_rate
-            optimizer.param_groups[0]["lr"] = lrnow
+            optimizer.param_groups[0]["lr"] = frac * args.learning_rate
 
         for step in range(0, args.num_steps):
             global_step += args.num_envs
@@ -306,7 +306,7 @@ if __name__ == "__main__":
                 np.clip(action.cpu().numpy(), low, high))
             terminations[step], truncations[step] = terminated, truncated
             next_done = terminated | truncated
-            next_obs = agent.obs_rms.normalize(torch.as_tensor(next_obs, device=device))
+            next_obs = agent.obs_rms.normalize(torch.as_tensor(flat_obs(next_obs), device=device))
             # Scale rewards by the std of the discounted return (not of the reward), clip +-10.
             # The return restarts after an episode end; reset steps (reward 0) are not counted.
             discounted_return = discounted_return * args.gamma * ~dones[step] + reward
@@ -325,7 +325,7 @@ if __name__ == "__main__":
                                  args.gamma, args.gae_lambda)
 
         # flatten the batch
-        b_obs = obs.reshape((-1, *envs.observation_space.shape))
+        b_obs = obs.reshape((-1, obs.shape[-1]))
         b_logprobs = logprobs.reshape(-1)
         b_actions = actions.reshape((-1, *envs.action_space.shape))
         b_advantages = torch.as_tensor(advantages.reshape(-1), device=device)

@@ -354,6 +354,45 @@ def test_mujoco_train_save_eval_video(tmp_path: Path) -> None:
     check_eval_run(tmp_path, MUJOCO, ckpt, (480, 480, 3), 20.0, lives=False)
 
 
+def test_mujoco_script_flattens_dict_observations_as_gymnasium(mujoco) -> None:
+    # dm_control tasks give a dict of arrays (a scalar per env included, Walker's height): each
+    # env's row is gymnasium's flatten of that env's dict under the pool's Dict space.
+    import gymnasium as gym
+
+    for task in ("CheetahRun-v1", "WalkerWalk-v1"):
+        envs = mujoco.make_env(task, 3, 3, 0)
+        obs, _ = envs.reset()
+        for _ in range(5):
+            obs = envs.step(np.zeros((3, *envs.action_space.shape)))[0]
+        rows = mujoco.flat_obs(obs)
+        assert rows.shape == (3, gym.spaces.flatdim(envs.observation_space))
+        for i in range(3):
+            single = {key: value[i] for key, value in obs.items()}
+            np.testing.assert_array_equal(rows[i], gym.spaces.flatten(envs.observation_space,
+                                                                      single))
+        envs.close()
+    array = np.arange(6.0).reshape(2, 3)  # gymnasium tasks' arrays pass through
+    np.testing.assert_array_equal(mujoco.flat_obs(array), array)
+
+
+@pytest.mark.egl  # its evaluation records a video
+def test_mujoco_script_trains_on_dm_control(tmp_path: Path) -> None:
+    # CheetahRun-v1's observation is a dict (position 8, velocity 9): the script trains on its
+    # 17 flat values, saves their statistics and evaluates the checkpoint on the same rows.
+    proc = run(MUJOCO, tmp_path, "--env-id", "CheetahRun-v1", "--total-timesteps", "512",
+               "--num-envs", "4", "--num-steps", "64", "--num-minibatches", "4",
+               "--update-epochs", "2", "--max-episode-steps", "40", "--save-model",
+               "--eval-episodes", "1")
+    run_dir = check_training_run(tmp_path, proc, MUJOCO, 40)
+    (ckpt,) = run_dir.glob("ppo_mujoco_envpool.cleanrl_model")
+    import torch
+
+    saved = torch.load(ckpt, weights_only=True)["model"]
+    assert saved["obs_rms.mean"].shape == (17,) and saved["obs_rms.count"] > 512
+    assert saved["actor_mean.4.weight"].shape == (6, 64)
+    check_eval_run(tmp_path, MUJOCO, ckpt, (240, 320, 3), 100.0, lives=False)
+
+
 def test_mujoco_evaluation_leaves_observation_statistics(tmp_path: Path, monkeypatch) -> None:
     # Evaluating a checkpoint (here in this process) normalises observations with its statistics
     # and does not fold the evaluation's observations into them.
