@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "dm_control/planar_arm.h"
 #include "dm_control/rewards.h"
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
@@ -19,9 +20,6 @@ namespace {
 constexpr double kClose = 0.01;  // metres: closer than this is close
 constexpr double kPInHand = 0.1;
 constexpr double kPInTarget = 0.1;
-constexpr std::array<const char*, 8> kArmJoints = {
-    "arm_root", "arm_shoulder", "arm_elbow", "arm_wrist", "finger", "fingertip", "thumb",
-    "thumbtip"};
 constexpr std::array<const char*, 5> kTouchSensors = {
     "palm_touch", "finger_touch", "thumb_touch", "fingertip_touch", "thumbtip_touch"};
 
@@ -46,8 +44,8 @@ class ManipulatorEnv final : public SuiteEnv {
         object_(Body(use_peg ? "peg" : "ball")),
         receptacle_(insert ? Body(use_peg ? "slot" : "cup") : -1),
         hand_(Body("hand")),
-        grasp_(Site("grasp")) {
-    for (std::size_t j = 0; j < kArmJoints.size(); ++j) arm_[j] = Joint(kArmJoints[j]);
+        grasp_(Site("grasp")),
+        arm_(model_) {
     std::string object = use_peg ? "peg" : "ball";
     const char* dims[] = {"_x", "_z", "_y"};
     for (int j = 0; j < 3; ++j) object_joints_[j] = Joint((object + dims[j]).c_str());
@@ -89,13 +87,7 @@ class ManipulatorEnv final : public SuiteEnv {
 
   void InitializeEpisode() override {
     do {
-      for (int joint : arm_) {
-        bool limited = model_->jnt_limited[joint];
-        double low = limited ? model_->jnt_range[2 * joint] : -M_PI;
-        double high = limited ? model_->jnt_range[2 * joint + 1] : M_PI;
-        Qpos(joint) = random_.Uniform(low, high);
-      }
-      Qpos(arm_[4]) = Qpos(arm_[6]);  // finger = thumb
+      arm_.RandomizeJoints(model_, data_, random_);
       double target_x = random_.Uniform(-0.4, 0.4);
       double target_z = random_.Uniform(0.1, 0.4);
       double target_angle;
@@ -134,30 +126,15 @@ class ManipulatorEnv final : public SuiteEnv {
     } while (data_->ncon > 0);
   }
 
-  // body_2d_pose: x, z, qw, qy.
-  void BodyPose(int body, double* out) const {
-    out[0] = data_->xpos[3 * body];
-    out[1] = data_->xpos[3 * body + 2];
-    out[2] = data_->xquat[4 * body];
-    out[3] = data_->xquat[4 * body + 2];
-  }
-
   void WriteObservation(OutputRow& row) override {
-    double* arm_pos = row.Obs<double>(0);
-    double* arm_vel = row.Obs<double>(1);
-    for (int joint : arm_) {
-      double q = data_->qpos[model_->jnt_qposadr[joint]];
-      *arm_pos++ = std::sin(q);
-      *arm_pos++ = std::cos(q);
-      *arm_vel++ = data_->qvel[model_->jnt_dofadr[joint]];
-    }
+    arm_.WriteObservation(model_, data_, row.Obs<double>(0), row.Obs<double>(1));
     double* touch = row.Obs<double>(2);
     for (int adr : touch_) *touch++ = std::log1p(data_->sensordata[adr]);
-    BodyPose(hand_, row.Obs<double>(3));
-    BodyPose(object_, row.Obs<double>(4));
+    BodyPose2d(data_, hand_, row.Obs<double>(3));
+    BodyPose2d(data_, object_, row.Obs<double>(4));
     double* object_vel = row.Obs<double>(5);
     for (int joint : object_joints_) *object_vel++ = data_->qvel[model_->jnt_dofadr[joint]];
-    BodyPose(target_, row.Obs<double>(6));
+    BodyPose2d(data_, target_, row.Obs<double>(6));
   }
 
   // Distance of sites_[a] and sites_[b], and whether it is close.
@@ -176,7 +153,7 @@ class ManipulatorEnv final : public SuiteEnv {
 
   bool use_peg_, insert_;
   int target_, object_, receptacle_, hand_, grasp_;
-  std::array<int, kArmJoints.size()> arm_{};
+  PlanarArm arm_;
   std::array<int, 3> object_joints_{};
   std::array<int, kTouchSensors.size()> touch_{};
   std::vector<int> sites_;

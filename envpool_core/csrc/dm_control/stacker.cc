@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dm_control/planar_arm.h"
 #include "dm_control/rewards.h"
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
@@ -19,9 +20,6 @@ namespace envpool_core::dm_control {
 namespace {
 
 constexpr double kClose = 0.01;
-constexpr std::array<const char*, 8> kArmJoints = {
-    "arm_root", "arm_shoulder", "arm_elbow", "arm_wrist", "finger", "fingertip", "thumb",
-    "thumbtip"};
 
 std::string MakeStackerXml(std::string xml, int n_boxes) {
   for (int b = n_boxes; b < 4; ++b) {
@@ -39,10 +37,8 @@ class StackerEnv final : public SuiteEnv {
         target_geom_(mj_name2id(model_, mjOBJ_GEOM, "target")),
         target_site_(mj_name2id(model_, mjOBJ_SITE, "target")),
         grasp_(mj_name2id(model_, mjOBJ_SITE, "grasp")),
-        hand_(mj_name2id(model_, mjOBJ_BODY, "hand")) {
-    for (std::size_t j = 0; j < kArmJoints.size(); ++j) {
-      arm_[j] = mj_name2id(model_, mjOBJ_JOINT, kArmJoints[j]);
-    }
+        hand_(mj_name2id(model_, mjOBJ_BODY, "hand")),
+        arm_(model_) {
     for (int b = 0; b < n_boxes; ++b) {
       std::string box = "box" + std::to_string(b);
       boxes_.push_back(mj_name2id(model_, mjOBJ_BODY, box.c_str()));
@@ -58,13 +54,7 @@ class StackerEnv final : public SuiteEnv {
 
   void InitializeEpisode() override {
     do {
-      for (int joint : arm_) {
-        bool limited = model_->jnt_limited[joint];
-        double low = limited ? model_->jnt_range[2 * joint] : -M_PI;
-        double high = limited ? model_->jnt_range[2 * joint + 1] : M_PI;
-        Qpos(joint) = random_.Uniform(low, high);
-      }
-      Qpos(arm_[4]) = Qpos(arm_[6]);  // finger = thumb
+      arm_.RandomizeJoints(model_, data_, random_);
       auto target_height = static_cast<double>(2 * random_.RandInt(n_boxes_) + 1);
       double box_size = model_->geom_size[3 * target_geom_];
       private_model_->body_pos[3 * target_body_ + 2] = box_size * target_height;
@@ -79,28 +69,14 @@ class StackerEnv final : public SuiteEnv {
     } while (data_->ncon > 0);
   }
 
-  void BodyPose(int body, double* out) const {
-    out[0] = data_->xpos[3 * body];
-    out[1] = data_->xpos[3 * body + 2];
-    out[2] = data_->xquat[4 * body];
-    out[3] = data_->xquat[4 * body + 2];
-  }
-
   void WriteObservation(OutputRow& row) override {
-    double* arm_pos = row.Obs<double>(0);
-    double* arm_vel = row.Obs<double>(1);
-    for (int joint : arm_) {
-      double q = data_->qpos[model_->jnt_qposadr[joint]];
-      *arm_pos++ = std::sin(q);
-      *arm_pos++ = std::cos(q);
-      *arm_vel++ = data_->qvel[model_->jnt_dofadr[joint]];
-    }
+    arm_.WriteObservation(model_, data_, row.Obs<double>(0), row.Obs<double>(1));
     double* touch = row.Obs<double>(2);
     for (int i = 0; i < model_->nsensordata; ++i) touch[i] = std::log1p(data_->sensordata[i]);
-    BodyPose(hand_, row.Obs<double>(3));
+    BodyPose2d(data_, hand_, row.Obs<double>(3));
     double* box_pos = row.Obs<double>(4);
     for (int box : boxes_) {
-      BodyPose(box, box_pos);
+      BodyPose2d(data_, box, box_pos);
       box_pos += 4;
     }
     double* box_vel = row.Obs<double>(5);
@@ -127,7 +103,7 @@ class StackerEnv final : public SuiteEnv {
 
   int n_boxes_;
   int target_body_, target_geom_, target_site_, grasp_, hand_;
-  std::array<int, kArmJoints.size()> arm_{};
+  PlanarArm arm_;
   std::vector<int> boxes_, box_sites_, box_joints_;
 };
 

@@ -6,7 +6,7 @@
 #include "mujoco/model_cache.h"
 #include "mujoco/mujoco_errors.h"
 #include "mujoco/mujoco_renderer.h"
-#include "mujoco/pixel_observation_env.h"
+#include "mujoco/render_options.h"
 
 namespace envpool_core::mujoco {
 
@@ -196,56 +196,8 @@ void RefuseVersionSwitch(MujocoTaskDef* def, const std::string& option, const ch
 
 namespace {
 
-// Cap on frame sides: far above any use, and within every OpenGL's renderbuffer limit.
-constexpr int kMaxRenderSide = 4096;
-
-void AddRenderOptions(std::vector<OptionDef>* options) {
-  options->push_back(OptionDef::Int(
-      "render_width", 480,
-      "width of the frames render() returns and, with from_pixels, of the observation "
-      "(from_pixels alone makes it 84)",
-      1, kMaxRenderSide));
-  options->push_back(OptionDef::Int(
-      "render_height", 480,
-      "height of the frames render() returns and, with from_pixels, of the observation "
-      "(from_pixels alone makes it 84)",
-      1, kMaxRenderSide));
-  options->push_back(OptionDef::Int(
-      "render_camera_id", -1,
-      "-1: gymnasium's default free camera for the task; k >= 0: the model's camera k", -1));
-  options->push_back(OptionDef::Bool(
-      "from_pixels", false,
-      "the observation is the rendered RGB frame (uint8, channel first: 3 * frame_stack x "
-      "render_height x render_width) instead of the state"));
-  options->push_back(OptionDef::Int(
-      "frame_stack", 1, "with from_pixels: the last frame_stack frames, oldest first", 1, 64));
-}
-
-// Every MuJoCo task renders; from_pixels replaces the state observation.
-void SetRenderSpec(const Config& c, const mjModel& m, EnvSpec* spec) {
-  auto camera = c.GetInt("render_camera_id");
-  if (camera >= m.ncam) {
-    throw std::invalid_argument(
-        "render_camera_id " + std::to_string(camera) + " is out of range: the model has " +
-        std::to_string(m.ncam) + " cameras (-1 is the default free camera" +
-        (m.ncam > 0 ? ", 0.." + std::to_string(m.ncam - 1) + " its cameras)" : ")"));
-  }
-  auto width = static_cast<int>(c.GetInt("render_width"));
-  auto height = static_cast<int>(c.GetInt("render_height"));
-  spec->render_shape = {height, width};
-  spec->render_fps = 1.0 / (m.opt.timestep * static_cast<double>(c.GetInt("frame_skip")));
-  auto stack = static_cast<int>(c.GetInt("frame_stack"));
-  if (!c.GetBool("from_pixels")) {
-    if (stack != 1) {
-      throw std::invalid_argument("frame_stack=" + std::to_string(stack) +
-                                  " stacks rendered frames: it needs from_pixels=True");
-    }
-    return;
-  }
-  spec->obs = {MakeArraySpec<std::uint8_t>("obs", {3 * stack, height, width}, {0.0}, {255.0})};
-  // Each stepping thread keeps an OpenGL context: the pool's workers only.
-  spec->steps_on_workers_only = true;
-}
+const RenderDefaults kGymnasiumRender{
+    480, 480, "gymnasium's default", "gymnasium's default free camera for the task", "obs"};
 
 }  // namespace
 
@@ -264,7 +216,7 @@ void AddMujocoTask(TaskRegistry& registry, const std::string& asset_dir, MujocoT
       "add info 'qpos0'/'qvel0': the qpos/qvel the current episode started from (after the "
       "reset noise), e.g. to copy into gymnasium with env.unwrapped.set_state(qpos0, qvel0)"));
 
-  AddRenderOptions(&task.options);
+  AddRenderOptions(kGymnasiumRender, &task.options);
 
   auto make_spec = std::move(def.make_spec);
   task.make_spec = [asset_dir, make_spec](const Config& config) {
@@ -282,7 +234,7 @@ void AddMujocoTask(TaskRegistry& registry, const std::string& asset_dir, MujocoT
       spec.info.push_back(MakeArraySpec<double>("qpos0", {static_cast<int>(model->nq)}));
       spec.info.push_back(MakeArraySpec<double>("qvel0", {static_cast<int>(model->nv)}));
     }
-    SetRenderSpec(config, *model, &spec);
+    SetRenderSpec(config, *model, kGymnasiumRender, &spec);
     return spec;
   };
   auto make_env = std::move(def.make_env);
@@ -290,15 +242,10 @@ void AddMujocoTask(TaskRegistry& registry, const std::string& asset_dir, MujocoT
     auto model = LoadModel(ResolveXmlPath(asset_dir, spec.config.GetString("xml_file")));
     const mjModel& m = *model;
     std::unique_ptr<Env> env = make_env(spec, seed, std::move(model));
-    const Config& c = spec.config;
-    if (!c.GetBool("from_pixels")) return env;
+    if (!spec.config.GetBool("from_pixels")) return env;
     EnvSpec state_spec;  // the task's own spec: the size of the state the wrapper hides
-    make_spec(c, m, &state_spec);
-    return std::unique_ptr<Env>(std::make_unique<PixelObservationEnv>(
-        std::move(env), std::vector<std::size_t>{state_spec.obs[0].NumBytes()},
-        static_cast<int>(spec.info.size()),
-        static_cast<int>(c.GetInt("render_width")), static_cast<int>(c.GetInt("render_height")),
-        static_cast<int>(c.GetInt("frame_stack"))));
+    make_spec(spec.config, m, &state_spec);
+    return WithRenderOptions(std::move(env), spec, {state_spec.obs[0].NumBytes()});
   };
   registry.Add(std::move(task));
 }
