@@ -2,12 +2,11 @@ r"""PPO with continuous actions on MuJoCo, every iteration one compiled function
 `python ppo_mujoco_envpool_xla_jax.py --env-id Ant-v4 --save-model`.
 
 The rollout is a `jax.lax.scan` over the pool's `xla()` step, so no Python runs per env step:
-sampling, observation normalisation, reward scaling, GAE and the update epochs are all one
-`jax.jit`. Many envs with short rollouts, an adaptive learning rate that keeps each minibatch's
-KL near a target (rl_games' schedule), two big minibatches. As in ppo_mujoco_envpool.py a time
-limit is not a terminal state: the value target bootstraps from V(final observation), and the
-return that scales rewards restarts there; the step after an episode end, whose action the
-engine ignores while it resets the env, is not trained on. The engine's xla() is CPU-only.
+sampling, observation normalisation, GAE, return standardisation and the update epochs are one
+`jax.jit`. Many envs, short rollouts, two big minibatches, rl_games' KL-adaptive learning rate
+and value normalisation. As in ppo_mujoco_envpool.py a time limit is not a terminal state (the
+target bootstraps from V(final observation)) and the step after an episode end, whose action
+the engine ignores while it resets the env, is not trained on. xla() is CPU-only.
 """
 
 import itertools
@@ -90,7 +89,7 @@ class Args:
     """the surrogate clipping coefficient"""
     ent_coef: float = 0.0
     """coefficient of the entropy"""
-    vf_coef: float = 1.0
+    vf_coef: float = 2.0
     """coefficient of the value function"""
     max_grad_norm: float = 1.0
     """the maximum norm for the gradient clipping"""
@@ -147,6 +146,12 @@ def rms_update(rms, x, mask):
 
 def normalize(rms, obs):
     return jnp.clip((obs - rms[0]) / jnp.sqrt(rms[1] + 1e-8), -10, 10)
+
+
+def standardize(rms, x, inverse=False):
+    """(x - running mean) / running std, or back with inverse (rl_games' normalize_value)."""
+    std = jnp.sqrt(rms[1] + 1e-8)
+    return x * std + rms[0] if inverse else (x - rms[0]) / std
 
 
 def compute_gae(values, next_values, rewards, discounts, continues, gae_lambda):
@@ -324,42 +329,40 @@ if __name__ == "__main__":
 
     def iteration(carry, iteration_index):
         """One rollout of num_steps x num_envs through xla(), GAE and the update epochs."""
-        handle, params, opt_state, lr, obs, done, obs_rms, ret_rms, discounted, key = carry
+        handle, params, opt_state, lr, obs, done, obs_rms, value_rms, key = carry
 
         # ALGO LOGIC: action logic, then TRY NOT TO MODIFY: execute the game, inside the scan
         def env_step(carry, step_key):
-            handle, obs, done, obs_rms, ret_rms, discounted = carry
+            handle, obs, done, obs_rms = carry
             mean_action, logstd, value = agent.apply(params, obs)
+            value = standardize(value_rms, value, inverse=True)
             action = mean_action + jnp.exp(logstd) * jax.random.normal(step_key, mean_action.shape)
             logprob = normal_logprob(mean_action, logstd, action)
             # The Gaussian sample is unbounded; the env gets it clipped to the box (ClipAction).
             handle, (next_obs, reward, terminated, truncated, info) = step_env(
                 handle, jnp.clip(action, low, high))
             obs_rms = rms_update(obs_rms, next_obs, jnp.ones_like(done))
-            # Scale rewards by the std of the discounted return (not of the reward), clip +-10.
-            # The return restarts after an episode end; reset steps (reward 0) are not counted.
-            discounted = discounted * args.gamma * (1.0 - done) + reward
-            ret_rms = rms_update(ret_rms, discounted, done == 0)
-            scaled = jnp.clip(reward / jnp.sqrt(ret_rms[1] + 1e-8), -10, 10)
             # A done in `done` means obs is a final observation: the engine ignores the action
             # taken on it (it resets the env instead), so this step is not trained on.
-            out = (obs, action, logprob, value, scaled, terminated, truncated, 1.0 - done,
-                   reward, info["env_id"], info["elapsed_step"])
+            out = (obs, action, logprob, value, reward, terminated, truncated, 1.0 - done,
+                   info["env_id"], info["elapsed_step"])
             next_done = (terminated | truncated).astype(jnp.float32)
-            return (handle, normalize(obs_rms, next_obs), next_done, obs_rms, ret_rms,
-                    discounted), out
+            return (handle, normalize(obs_rms, next_obs), next_done, obs_rms), out
 
         key, rollout_key, update_key = jax.random.split(key, 3)
-        (handle, obs, done, obs_rms, ret_rms, discounted), rollout = jax.lax.scan(
-            env_step, (handle, obs, done, obs_rms, ret_rms, discounted),
+        (handle, obs, done, obs_rms), rollout = jax.lax.scan(
+            env_step, (handle, obs, done, obs_rms),
             jax.random.split(rollout_key, args.num_steps))
         b_obs, actions, logprobs, values, rewards, terminated, truncated, masks = rollout[:8]
-        next_values = jnp.concatenate([values[1:], agent.apply(params, obs)[2][None]])
+        next_values = jnp.concatenate([values[1:], standardize(
+            value_rms, agent.apply(params, obs)[2], inverse=True)[None]])
         advantages = compute_gae(values, next_values, rewards, args.gamma * (1.0 - terminated),
                                  1.0 - (terminated | truncated), args.gae_lambda)
-        batch = jax.tree.map(lambda x: x.reshape(batch_size, *x.shape[2:]),
-                             (b_obs, actions, logprobs, advantages, advantages + values, values,
-                              masks))
+        # The critic learns returns standardized by statistics that include this batch's.
+        value_rms = rms_update(value_rms, (advantages + values).reshape(-1), masks.reshape(-1))
+        returns = standardize(value_rms, advantages + values)
+        batch = jax.tree.map(lambda x: x.reshape(batch_size, *x.shape[2:]), (
+            b_obs, actions, logprobs, advantages, returns, standardize(value_rms, values), masks))
 
         # UPDATE NETWORK: epochs of shuffled minibatches, the learning rate adapted after each
         def minibatch_update(carry, minibatch):
@@ -387,9 +390,9 @@ if __name__ == "__main__":
         metrics = {name: value[-1, -1] for name, value in zip(
             ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"), metrics,
             strict=True)} | {"explained_variance": explained_var, "learning_rate": lr}
-        episodes = (rollout[8], terminated, truncated, rollout[9], rollout[10])
-        return (handle, params, opt_state, lr, obs, done, obs_rms, ret_rms, discounted,
-                key), (metrics, episodes)
+        episodes = (rewards, terminated, truncated, rollout[8], rollout[9])
+        carry = (handle, params, opt_state, lr, obs, done, obs_rms, value_rms, key)
+        return carry, (metrics, episodes)
 
     iteration = jax.jit(iteration, donate_argnums=0)
 
@@ -397,12 +400,11 @@ if __name__ == "__main__":
     global_step = 0
     start_time = time.time()
     obs_rms = (jnp.zeros(obs_dim), jnp.ones(obs_dim), jnp.float32(1e-4))
-    ret_rms = (jnp.float32(0.0), jnp.float32(1.0), jnp.float32(1e-4))
+    value_rms = (jnp.float32(0.0), jnp.float32(1.0), jnp.float32(1e-4))
     first_obs = jnp.asarray(envs.reset()[0], jnp.float32)
     obs_rms = rms_update(obs_rms, first_obs, jnp.ones(args.num_envs))
     carry = (handle, params, tx.init(params), jnp.float32(args.learning_rate),
-             normalize(obs_rms, first_obs), jnp.zeros(args.num_envs), obs_rms, ret_rms,
-             jnp.zeros(args.num_envs), key)
+             normalize(obs_rms, first_obs), jnp.zeros(args.num_envs), obs_rms, value_rms, key)
     episode_return = np.zeros(args.num_envs)
     avg_returns = deque(maxlen=100)
     progress = tqdm(range(num_iterations), unit="iteration", dynamic_ncols=True)

@@ -87,7 +87,8 @@ def test_checkpoint_reloads_and_plays_the_same_episodes(two_runs) -> None:
     # The observation statistics of every training step (and the first reset) travel with it.
     saved = flax.serialization.msgpack_restore(model.read_bytes())["obs_rms"]
     np.testing.assert_allclose(saved["count"], 40960 + 16, rtol=1e-6)
-    assert np.all(saved["var"] < 0.5) and np.all(saved["var"] > 0)
+    # ... not the initial (mean 0, var 1): InvertedPendulum's observations vary far less.
+    assert np.all(saved["var"] < 0.8) and np.all(saved["var"] > 0)
     assert len(eval_returns(stdout)) == 5
     assert eval_returns(reloaded.stdout) == eval_returns(stdout)
 
