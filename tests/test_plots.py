@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -100,3 +101,21 @@ def test_throughput_figure(tmp_path: Path) -> None:
 def test_one_colour_per_system(label: str, system: str) -> None:
     assert plots.system_of(label) == system
     assert system in plots.COLORS
+
+
+def test_every_embedded_figure_has_its_results_file() -> None:
+    """Each figure README.md and docs/ show is drawn by plots.py from a JSON file beside it."""
+    root = Path(__file__).resolve().parent.parent
+    pages = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    shown = {
+        name
+        for page in pages
+        for name in re.findall(
+            r"!\[[^\]]*\]\([./]*benchmark/results/([\w.-]+)\.png\)", page.read_text()
+        )
+    }
+    assert "paper_table_epyc" in shown
+    for name in shown:
+        sources = plots.AGGREGATES.get(name, [name])
+        assert all((plots.RESULTS / f"{s}.json").exists() for s in sources), name
+        assert (plots.RESULTS / f"{name}.png").exists(), name
