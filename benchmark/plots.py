@@ -255,7 +255,11 @@ def learning_curves(
                     label=f"target {target:,.0f}",
                 )
         row[0].set(
-            title=task, xlabel="env steps", ylabel=f"episodic return (mean of last {window})"
+            title=task,
+            xlabel="env steps",
+            ylabel="return, as logged"
+            if window == 1
+            else f"return, mean of the last {window} logged",
         )
         row[0].xaxis.set_major_formatter(EngFormatter(sep=""))
         if wall:
