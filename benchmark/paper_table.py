@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import plots as plot_style
 from sample_factory_bench import SampleFactoryUnavailable, ensure_venv, measure_sample_factory
 from throughput import machine, measure
 
@@ -293,42 +294,19 @@ def markdown(raw: dict[str, Any], info: dict[str, Any], models: dict[str, Any],
 
 
 def plots(raw: dict[str, Any], out: Path, stem: str = "paper_table") -> list[str]:
-    """Throughput vs num_envs per system, and best FPS per system, per task."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    files = []
-    for name in raw:
+    """Each system's FPS at its best setting per task, with the min-max over the repeats,
+    in one figure (benchmark/plots.py's style)."""
+    tasks = {}
+    for name, rows in raw.items():
         task, skip = TASKS[name]
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
-        labels, values = [], []
-        for row, per_setting in raw[name].items():
-            points = sorted((int(k.split(",")[0]), statistics.median([v for v in vals
-                             if isinstance(v, float)]) * skip)
-                            for k, vals in per_setting.items()
-                            if k != "numa" and any(isinstance(v, float) for v in vals))
-            if points:
-                ax1.plot(*zip(*points, strict=True), marker="o", label=row)
+        tasks[task] = {}
+        for row, per_setting in rows.items():
             b = best(per_setting)
             if b:
-                labels.append(row)
-                values.append(b[1] * skip)
-        ax1.set(xlabel="num_envs", ylabel="FPS", title=f"{task}: FPS vs num_envs")
-        ax1.set_xscale("log", base=2)
-        ax1.legend(fontsize=7)
-        colors = ["tab:green" if "envpool_core" in lab else "tab:gray" for lab in labels]
-        ax2.barh(labels, values, color=colors)
-        ax2.set(xlabel="highest FPS", title=f"{task}: best setting per system")
-        for y, v in enumerate(values):
-            ax2.text(v, y, f" {v:,.0f}", va="center", fontsize=7)
-        fig.tight_layout()
-        path = out / f"{stem}_{name.lower()}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        files.append(str(path))
-    return files
+                tasks[task][row] = [v * skip for v in per_setting[b[0]] if isinstance(v, float)]
+    path = out / f"{stem}.png"
+    plot_style.throughput(tasks, path, title="FPS at each system's best setting")
+    return [str(path)]
 
 
 def main() -> None:

@@ -36,6 +36,9 @@ import time
 from collections import deque
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import plots
+
 ROOT = Path(__file__).resolve().parents[1]
 RL_GAMES = r"""
 import os, sys, yaml
@@ -160,28 +163,12 @@ def summarize(runs: list[dict], target: float, at_steps: list[int], wall_limit: 
         "sampled every 10 s of each system's runs"
 
 
-def plot(runs: list[dict], target: float, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 5))
-    colors = dict(zip(dict.fromkeys(r["system"] for r in runs), plt.cm.tab10.colors,
-                      strict=False))
-    labelled = set()
-    for r in runs:
-        if r["curve"]:
-            t, _, value = zip(*r["curve"], strict=True)
-            label = None if r["system"] in labelled else r["system"]
-            labelled.add(r["system"])
-            ax.plot(t, value, color=colors[r["system"]], label=label, alpha=0.8)
-    ax.axhline(target, color="gray", linestyle="--", linewidth=1)
-    ax.set_xlabel("wall time since start (s), compilation included")
-    ax.set_ylabel("mean training return, last 100 episodes")
-    ax.set_title(f"{runs[0]['env_id']}: return against wall time")
-    ax.legend()
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+def plot(data: dict, path: Path) -> None:
+    """Last-100 mean return against env steps and wall time, mean over seeds
+    (benchmark/plots.py), with the target as a reference line."""
+    runs = plots.runs_from_time_to_score(data)
+    if runs:
+        plots.learning_curves(runs, path, window=1, target=data["target"])
 
 
 def main() -> None:
@@ -203,12 +190,11 @@ def main() -> None:
             for system in args.systems for seed in args.seeds]
     table = summarize(runs, args.target, args.at_steps, args.wall_limit)
     print(table)
-    out.with_suffix(".json").write_text(json.dumps(
-        {"env_id": args.env_id, "target": args.target, "wall_limit": args.wall_limit,
-         "cpus": os.cpu_count(), "runs": [{**r, "curve": thin(r["curve"])} for r in runs]},
-        indent=1))
+    data = {"env_id": args.env_id, "target": args.target, "wall_limit": args.wall_limit,
+            "cpus": os.cpu_count(), "runs": [{**r, "curve": thin(r["curve"])} for r in runs]}
+    out.with_suffix(".json").write_text(json.dumps(data, indent=1))
     out.with_suffix(".md").write_text(table + "\n")
-    plot(runs, args.target, out.with_suffix(".png"))
+    plot(data, out.with_suffix(".png"))
 
 
 if __name__ == "__main__":

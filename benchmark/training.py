@@ -37,6 +37,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import plots
+
 ROOT = Path(__file__).resolve().parents[1]
 # Reproducing a figure must not overwrite the committed one it is compared with.
 OUT = Path(__file__).resolve().parent / "out"
@@ -120,28 +123,10 @@ def markdown(results: list[dict[str, Any]]) -> str:
 
 
 def plot(results: list[dict[str, Any]], path: Path) -> None:
-    """Episode return against env steps, one panel per env id."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    env_ids = sorted({r["run"].split(":")[1] for r in results if r.get("returns")})
-    if not env_ids:
-        return
-    fig, axes = plt.subplots(1, len(env_ids), figsize=(5 * len(env_ids), 3.8), squeeze=False)
-    for ax, env_id in zip(axes[0], env_ids, strict=True):
-        for r in results:
-            if r["run"].split(":")[1] == env_id and r.get("returns"):
-                steps, values = zip(*r["returns"], strict=True)
-                script = Path(r["run"].split(":")[0]).stem
-                ax.plot(steps, values, alpha=0.8,
-                        label=f"{script} ({r['engine']}, seed {r['seed']})")
-        ax.set(title=env_id, xlabel="env steps", ylabel="episodic return")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    """Return against env steps and wall time per env id, mean over seeds (benchmark/plots.py)."""
+    runs = plots.runs_from_training(results)
+    if runs:
+        plots.learning_curves(runs, path)
 
 
 def main() -> None:

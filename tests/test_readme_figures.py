@@ -208,3 +208,22 @@ def test_a_changed_score_is_found(tmp_path: Path, change: int) -> None:
         f"| Hopper-v4 | {2500 + change:,} ± 500 | 2,382.86 |\n"
     )
     assert bool(mismatches(readme, tmp_path)) == bool(change)
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "ppo_atari_envpool",
+        "ppo_atari_envpool_async",
+        "ppo_mujoco_envpool",
+        "impala_atari",
+        "ppo_distributed",
+    ],
+)
+def test_script_pages_results_show_their_results_files(page: str) -> None:
+    """Each script page's results tables cite their files, and every figure is in them."""
+    text = (ROOT / "docs" / f"{page}.md").read_text()
+    cited = [(p, rows) for p, rows in tables(text) if CITATION.search(p)]
+    assert any("final return" in " ".join(rows[0]) for _, rows in cited), "no cited score table"
+    problems = mismatches(text, ROOT / "benchmark" / "results")
+    assert not problems, "\n".join(problems)

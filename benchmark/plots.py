@@ -1,0 +1,368 @@
+"""The one plotting style of the benchmark and training figures.
+
+    python benchmark/plots.py            # redraws every figure in benchmark/results/
+
+Learning curves: one row of panels per task, return against env steps and against wall time,
+each system's runs aggregated over seeds (the mean of the seeds' smoothed curves, with the
+min-max band across seeds) and a reference's published figure (mean ± std) as a horizontal line
+with its band. Throughput: one panel per task, the median of the repeats as a bar with the
+min-max over repeats as its error bar. Every system has one colour in every figure (`COLORS`).
+`benchmark/training.py`, `paper_table.py` and `time_to_score.py` draw their figures here; run
+as a script, this file redraws every figure in benchmark/results/ from its JSON file.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+RESULTS = Path(__file__).resolve().parent / "results"
+# One colour per system, in every figure.
+COLORS = {
+    "envpool_core": "#2ca02c",
+    "EnvPool": "#1f77b4",
+    "CleanRL": "#000000",
+    "Cleanba": "#7f7f7f",
+    "rl_games": "#9467bd",
+    "gymnasium": "#ff7f0e",
+    "Sample-Factory": "#8c564b",
+    "ale-py": "#e377c2",
+}
+# Published reference figures: (task, source) -> (mean, std, where it is published).
+CLEANRL_ATARI = "https://github.com/vwxyzjn/cleanrl/blob/pr-424/docs/benchmark/ppo_atari_envpool.md"
+CLEANRL_MUJOCO = (
+    "https://github.com/vwxyzjn/cleanrl/blob/pr-424/docs/benchmark/ppo_continuous_action.md"
+)
+REFERENCES: dict[str, tuple[float, float, int, str]] = {
+    # task -> (mean, std, at env steps, source): CleanRL's average episodic return over seeds.
+    "HalfCheetah-v4": (1442.64, 46.03, 1_000_000, CLEANRL_MUJOCO),
+    "Hopper-v4": (2382.86, 271.74, 1_000_000, CLEANRL_MUJOCO),
+    "Walker2d-v4": (2287.95, 571.78, 1_000_000, CLEANRL_MUJOCO),
+    "CheetahRun-v1": (432.56, 82.54, 1_000_000, CLEANRL_MUJOCO),
+    "Breakout-v5": (211.24, 151.84, 10_000_000, CLEANRL_ATARI),
+    "Pong-v5": (20.45, 0.09, 10_000_000, CLEANRL_ATARI),
+}
+
+
+def system_of(label: str) -> str:
+    """The system a run or table row belongs to, the key of its colour."""
+    low = label.lower()
+    for key, system in (
+        ("envpool_core", "envpool_core"),
+        ("cleanba", "Cleanba"),
+        ("cleanrl", "CleanRL"),
+        ("rl_games_envpool_core", "envpool_core"),
+        ("rl_games", "rl_games"),
+        ("sample-factory", "Sample-Factory"),
+        ("ale-py", "ale-py"),
+        ("envpool", "EnvPool"),
+    ):
+        if key in low:
+            return system
+    return "gymnasium"  # the for-loop and subprocess rows, CleanRL's gymnasium scripts aside
+
+
+def smooth(values: Sequence[float], window: int) -> np.ndarray:
+    """Trailing mean over the last `window` values (fewer at the start)."""
+    x = np.asarray(values, dtype=float)
+    sums = np.cumsum(np.insert(x, 0, 0.0))
+    lo = np.maximum(np.arange(1, len(x) + 1) - window, 0)
+    return (sums[1:] - sums[lo]) / (np.arange(1, len(x) + 1) - lo)
+
+
+def aggregate(
+    curves: Sequence[tuple[Sequence[float], Sequence[float]]], window: int = 20, points: int = 200
+) -> dict[str, np.ndarray]:
+    """Seeds' (x, returns) curves -> their smoothed mean and min-max band on a common x grid.
+
+    Each curve is smoothed (`smooth`), then interpolated at `points` x values between the
+    latest first x and the earliest last x of the curves, where every seed has data.
+    """
+    smoothed = [(np.asarray(x, dtype=float), smooth(y, window)) for x, y in curves if len(x)]
+    start = max(x[0] for x, _ in smoothed)
+    end = min(x[-1] for x, _ in smoothed)
+    grid = np.linspace(start, end, points)
+    ys = np.array([np.interp(grid, x, y) for x, y in smoothed])
+    return {
+        "x": grid,
+        "mean": ys.mean(axis=0),
+        "min": ys.min(axis=0),
+        "max": ys.max(axis=0),
+        "std": ys.std(axis=0),
+        "seeds": np.array(len(smoothed)),
+    }
+
+
+def wall_times(steps: Sequence[float], sps: Sequence[tuple[float, float]]) -> np.ndarray:
+    """Seconds since the start at each of `steps`, from the logged (step, SPS) pairs.
+
+    The scripts log SPS as steps so far / seconds so far, so step / SPS is the time then."""
+    at, rate = (np.asarray(v, dtype=float) for v in zip(*sps, strict=True))
+    return np.interp(steps, at, at / np.maximum(rate, 1e-9))
+
+
+def runs_from_training(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`training.py` JSON entries -> runs of (task, system, script, seed, steps, returns, wall)."""
+    runs = []
+    for r in results:
+        if not r.get("returns"):
+            continue
+        script, task = r["run"].split(":")[:2]
+        steps, returns = (list(v) for v in zip(*r["returns"], strict=True))
+        system = (
+            system_of(script)
+            if r.get("reference")
+            else ("EnvPool" if r["engine"] == "envpool" else "envpool_core")
+        )
+        runs.append(
+            {
+                "task": task,
+                "system": system,
+                "script": Path(script).stem,
+                "budget": int(r["run"].split(":")[2]),
+                "seed": r["seed"],
+                "steps": steps,
+                "returns": returns,
+                "wall": list(wall_times(steps, r["sps"])) if r.get("sps") else None,
+            }
+        )
+    return runs
+
+
+def runs_from_time_to_score(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """`time_to_score.py` JSON -> runs; their returns are already means of the last 100."""
+    return [
+        {
+            "task": r["env_id"],
+            "system": system_of(r["system"]),
+            "script": r["system"],
+            "budget": f"{data['wall_limit']:.0f} s",
+            "seed": r["seed"],
+            "steps": [p[1] for p in r["curve"]],
+            "returns": [p[2] for p in r["curve"]],
+            "wall": [p[0] for p in r["curve"]],
+        }
+        for r in data["runs"]
+        if r["curve"]
+    ]
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3})
+    return plt
+
+
+def learning_curves(
+    runs: list[dict[str, Any]],
+    path: Path,
+    window: int = 20,
+    title: str | None = None,
+    references: bool = True,
+    target: float | None = None,
+) -> dict[str, Any]:
+    """One row per task: return against env steps and against wall time, mean over seeds.
+
+    Runs of one (system, script) in a task are aggregated; the reference of the task, if
+    `REFERENCES` has one, is a dashed line with its ± std band; `target`, a dotted one. The
+    wall-time panel shows each run on its own. Returns the aggregates drawn against env steps,
+    by task and label, so callers and tests can check the figure's numbers."""
+    plt = _pyplot()
+    from matplotlib.ticker import EngFormatter
+
+    tasks = list(dict.fromkeys(r["task"] for r in runs))
+    wall = any(r["wall"] for r in runs)
+    cols = 2 if wall else 1
+    fig, axes = plt.subplots(
+        len(tasks), cols, figsize=(6.5 * cols, 4.2 * len(tasks)), squeeze=False
+    )
+    drawn: dict[str, Any] = {}
+    for row, task in zip(axes, tasks, strict=True):
+        groups: dict[tuple[str, str, Any], list] = {}
+        for r in runs:
+            if r["task"] == task:
+                groups.setdefault((r["system"], r["script"], r["budget"]), []).append(r)
+        styles: dict[str, int] = {}
+        for (system, script, budget), mine in groups.items():
+            style = ("-", "--", ":", "-.")[styles.setdefault(system, 0) % 4]
+            styles[system] += 1
+            seeds = sorted(r["seed"] for r in mine)
+            if isinstance(budget, int):
+                budget = (
+                    f"{budget / 1e6:g}M" if budget >= 1e6 else f"{budget / 1e3:g}k"
+                ) + " steps"
+            label = f"{script} ({system}), {budget}, {len(mine)} seed{'s' if len(mine) > 1 else ''}"
+            color = COLORS[system]
+            agg = aggregate([(r["steps"], r["returns"]) for r in mine], window)
+            drawn.setdefault(task, {})[label] = {**agg, "seed_ids": seeds}
+            row[0].plot(agg["x"], agg["mean"], style, color=color, label=label)
+            if len(mine) > 1:
+                row[0].fill_between(
+                    agg["x"], agg["min"], agg["max"], color=color, alpha=0.2, linewidth=0
+                )
+            # Wall time depends on the machine's load during each run, not on the seed: each
+            # run is its own line there, not averaged with runs made under another load.
+            for r in mine if wall else []:
+                if r["wall"]:
+                    row[1].plot(
+                        r["wall"],
+                        smooth(r["returns"], window),
+                        style,
+                        color=color,
+                        linewidth=0.9,
+                        alpha=0.8,
+                    )
+        ref = REFERENCES.get(task) if references else None
+        longest = max(r["steps"][-1] for r in runs if r["task"] == task)
+        if ref and longest < ref[2] / 2:
+            # A line at a 10M-step score would flatten curves of a short budget to nothing.
+            row[0].text(
+                0.01,
+                0.98,
+                f"CleanRL's published figure: {ref[0]:,.2f} ± {ref[1]:,.2f}"
+                f" at {ref[2] / 1e6:g}M steps (off this budget's scale)",
+                transform=row[0].transAxes,
+                va="top",
+                fontsize=8,
+            )
+        elif ref:
+            mean, std, at, _ = ref
+            for ax in row:
+                ax.axhline(
+                    mean,
+                    color=COLORS["CleanRL"],
+                    linestyle="--",
+                    linewidth=1,
+                    label=f"CleanRL's published mean ± std at {at / 1e6:g}M steps",
+                )
+                ax.axhspan(mean - std, mean + std, color=COLORS["CleanRL"], alpha=0.08)
+        if target is not None:
+            for ax in row:
+                ax.axhline(
+                    target,
+                    color="gray",
+                    linestyle=":",
+                    linewidth=1.2,
+                    label=f"target {target:,.0f}",
+                )
+        row[0].set(
+            title=task,
+            xlabel="env steps",
+            ylabel="return, as logged"
+            if window == 1
+            else f"return, mean of the last {window} logged",
+        )
+        row[0].xaxis.set_major_formatter(EngFormatter(sep=""))
+        if wall:
+            row[1].set(title=f"{task} against wall time (each run)", xlabel="wall time (s)")
+        row[0].legend(fontsize=8, loc="best")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return drawn
+
+
+def throughput(
+    tasks: dict[str, dict[str, list[float]]],
+    path: Path,
+    unit: str = "FPS (env steps × frame skip)",
+    title: str | None = None,
+) -> None:
+    """One panel per task: each row's median as a bar, min-max over its repeats as the error."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(
+        1,
+        len(tasks),
+        figsize=(6.5 * len(tasks), 0.45 * max(len(rows) for rows in tasks.values()) + 1.8),
+        squeeze=False,
+    )
+    for ax, (task, rows) in zip(axes[0], tasks.items(), strict=True):
+        labels = [label for label, values in rows.items() if values]
+        med = [statistics.median(rows[label]) for label in labels]
+        low = [m - min(rows[label]) for m, label in zip(med, labels, strict=True)]
+        high = [max(rows[label]) - m for m, label in zip(med, labels, strict=True)]
+        ax.barh(
+            labels,
+            med,
+            xerr=[low, high],
+            capsize=3,
+            color=[COLORS[system_of(label)] for label in labels],
+        )
+        for y, (m, h) in enumerate(zip(med, high, strict=True)):
+            ax.text(m + h, y, f" {m:,.0f}", va="center", fontsize=8)
+        ax.invert_yaxis()
+        ax.set(title=task, xlabel=f"{unit}: median, min-max over repeats")
+        ax.set_xlim(0, max(m + h for m, h in zip(med, high, strict=True)) * 1.18)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+# Figures that aggregate the seeds of one script over several results files.
+AGGREGATES = {
+    "ppo_mujoco_envpool_seeds": [
+        f"ppo_mujoco_envpool_{task}{part}"
+        for task in ("halfcheetah", "hopper")
+        for part in ("", "_seeds23", "_seeds45", "_seed6")
+    ],
+    "ppo_atari_envpool_breakout_seeds": [
+        "ppo_atari_envpool_breakout_seed1_200k",
+        *(f"ppo_atari_envpool_breakout_seed{s}" for s in (2, 3, 4, 5)),
+    ],
+    "ppo_atari_envpool_async_breakout_seeds": [
+        *(f"ppo_atari_envpool_async_breakout_seed{s}" for s in (2, 3, 4, 5)),
+    ],
+    "impala_atari_cartpole_seeds": [f"impala_atari_cartpole_seed{s}" for s in (1, 2, 3)],
+    "ppo_distributed_no_concurrency_cartpole_seeds": [
+        "ppo_distributed_no_concurrency_cartpole",
+        *(f"ppo_distributed_no_concurrency_cartpole_seed{s}" for s in (2, 3)),
+    ],
+}
+
+
+def _load(path: Path) -> Any:
+    return json.loads(path.read_text())
+
+
+def remake(results: Path = RESULTS) -> list[Path]:
+    """Draws every figure of `results` from its JSON file: learning curves of `training.py`
+    and `time_to_score.py` files, throughput of `paper_table.py` files, and `AGGREGATES`."""
+    import paper_table
+
+    written = []
+    for path in sorted(results.glob("*.json")):
+        data, png = _load(path), path.with_suffix(".png")
+        if isinstance(data, list) and any(r.get("returns") for r in data):
+            learning_curves(runs_from_training(data), png)
+        elif isinstance(data, dict) and "runs" in data and "target" in data:
+            learning_curves(runs_from_time_to_score(data), png, window=1, target=data["target"])
+        elif isinstance(data, dict) and "scaling_model" in data:
+            paper_table.plots(data["results"], results, path.stem)
+        else:
+            continue
+        written.append(png)
+    for name, parts in AGGREGATES.items():
+        files = [results / f"{part}.json" for part in parts]
+        if all(f.exists() for f in files):
+            runs = [run for f in files for run in runs_from_training(_load(f))]
+            learning_curves(runs, results / f"{name}.png")
+            written.append(results / f"{name}.png")
+    return written
+
+
+if __name__ == "__main__":
+    for png in remake():
+        print(png)
