@@ -134,13 +134,23 @@ def runs_from_training(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return runs
 
 
+# time_to_score.py's systems -> (the engine, the colour's key; what trains on it).
+TIME_TO_SCORE_SYSTEMS = {
+    "xla_jax": ("envpool_core", "ppo_mujoco_envpool_xla_jax"),
+    "ppo_mujoco": ("envpool_core", "ppo_mujoco_envpool"),
+    "rl_games_envpool_core": ("envpool_core", "rl_games"),
+    "rl_games_envpool": ("EnvPool", "rl_games"),
+    "cleanrl": ("CleanRL", "ppo_continuous_action"),
+}
+
+
 def runs_from_time_to_score(data: dict[str, Any]) -> list[dict[str, Any]]:
     """`time_to_score.py` JSON -> runs; their returns are already means of the last 100."""
     return [
         {
             "task": r["env_id"],
-            "system": system_of(r["system"]),
-            "script": r["system"],
+            "system": TIME_TO_SCORE_SYSTEMS[r["system"]][0],
+            "script": TIME_TO_SCORE_SYSTEMS[r["system"]][1],
             "budget": f"{data['wall_limit']:.0f} s",
             "seed": r["seed"],
             "steps": [p[1] for p in r["curve"]],

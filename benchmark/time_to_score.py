@@ -138,26 +138,35 @@ def value_at(points: list, step: int) -> float | None:
     return next((value for _, s, value in points if s >= step), None)
 
 
+def run_summary(points: list, target: float, at_steps: list[int]) -> dict:
+    """A run's figures, from its whole curve (the JSON keeps a thinned one)."""
+    return {"time_to_target_s": time_to(points, target),
+            "best": max((p[2] for p in points), default=None),
+            "steps": max((p[1] for p in points), default=0),
+            "return_at_steps": {str(s): value_at(points, s) for s in at_steps}}
+
+
 def summarize(runs: list[dict], target: float, at_steps: list[int], wall_limit: float) -> str:
     lines = [f"| system | seeds | time to {target:,.0f} (median; per seed) | best within "
-             f"{wall_limit:.0f} s (median) | steps in {wall_limit:.0f} s (median) | "
+             f"{wall_limit:.0f} s (median; per seed) | steps in {wall_limit:.0f} s (median) | "
              + " | ".join(f"return at {s / 1e6:g}M steps (median)" for s in at_steps)
              + " | load average |", "|-" * (6 + len(at_steps)) + "|"]
     for system in dict.fromkeys(r["system"] for r in runs):
-        mine = [r for r in runs if r["system"] == system]
-        times = [time_to(r["curve"], target) for r in mine]
+        mine = [r["summary"] for r in runs if r["system"] == system]
+        times = [m["time_to_target_s"] for m in mine]
         median_time = statistics.median([t if t is not None else float("inf") for t in times])
         per_seed = ", ".join("-" if t is None else f"{t:.0f}" for t in times)
-        best = statistics.median([max((p[2] for p in r["curve"]), default=float("nan"))
-                                  for r in mine])
-        steps = statistics.median([max((p[1] for p in r["curve"]), default=0) for r in mine])
+        bests = [m["best"] if m["best"] is not None else float("nan") for m in mine]
+        best = f"{statistics.median(bests):,.0f}; " + ", ".join(f"{b:,.0f}" for b in bests)
+        steps = statistics.median([m["steps"] for m in mine])
         at = []
         for s in at_steps:
-            values = [v for r in mine if (v := value_at(r["curve"], s)) is not None]
+            values = [v for m in mine if (v := m["return_at_steps"][str(s)]) is not None]
             at.append(f"{statistics.median(values):,.0f} ({len(values)} seeds)" if values else "-")
-        load = statistics.mean(x for r in mine for x in r["load_average"])
+        load = statistics.mean(x for r in runs if r["system"] == system
+                               for x in r["load_average"])
         shown = "not reached" if median_time == float("inf") else f"{median_time:.0f} s"
-        lines.append(f"| {system} | {len(mine)} | {shown}; {per_seed} | {best:,.0f} | "
+        lines.append(f"| {system} | {len(mine)} | {shown}; {per_seed} | {best} | "
                      f"{steps:,.0f} | " + " | ".join(at) + f" | {load:.1f} |")
     return "\n".join(lines) + f"\n\n{os.cpu_count()} cores; load average: the 1-minute figure, " \
         "sampled every 10 s of each system's runs"
@@ -188,6 +197,8 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     runs = [run_one(system, args.env_id, seed, args.wall_limit, args.cleanrl)
             for system in args.systems for seed in args.seeds]
+    for r in runs:
+        r["summary"] = run_summary(r["curve"], args.target, args.at_steps)
     table = summarize(runs, args.target, args.at_steps, args.wall_limit)
     print(table)
     data = {"env_id": args.env_id, "target": args.target, "wall_limit": args.wall_limit,
