@@ -74,6 +74,7 @@ TASKS = {
     "QuadrupedWalk-v1": ("quadruped", "walk"),
     "QuadrupedRun-v1": ("quadruped", "run"),
     "QuadrupedFetch-v1": ("quadruped", "fetch"),
+    "QuadrupedEscape-v1": ("quadruped", "escape"),
     "LqrLqr21-v1": ("lqr", "lqr_2_1"),
     "LqrLqr62-v1": ("lqr", "lqr_6_2"),
     "StackerStack2-v1": ("stacker", "stack_2"),
@@ -84,7 +85,8 @@ TASKS = {
 # transcendental functions, which differ from the C library's in the last bit (8.9e-16 seen),
 # and that nothing else reads, so the trajectory stays exact: `touch` (np.log1p of the touch
 # sensors: hopper, finger, manipulator, stacker) and the quadruped's `force_torque` (np.arcsinh of
-# force and torque sensors, values up to about 20, whose last bit is up to 3.6e-15).
+# force and torque sensors, values up to about 20, whose last bit is up to 3.6e-15), and the
+# quadruped escape's `rangefinder` (np.tanh of the rangefinders, values below 1).
 ATOL: dict[str, dict[str, float]] = {
     **{
         task_id: {"touch": 1e-14}
@@ -93,6 +95,15 @@ ATOL: dict[str, dict[str, float]] = {
     },
     **{task_id: {"force_torque": 1e-13} for task_id in TASKS if task_id.startswith("Quadruped")},
 }
+ATOL["QuadrupedEscape-v1"]["rangefinder"] = 1e-15
+# Tasks whose reference is slow (dm_control's escape casts 20 rays at a heightfield each step):
+# their episodes here are shorter, (steps, dm_control's control timestep); both sides end
+# them at the same step (dm_control with a time limit of steps - 0.5 control steps).
+SHORT_EPISODES: dict[str, tuple[int, float]] = {"QuadrupedEscape-v1": (100, 0.02)}
+# Tasks whose dm_control reference needs an OpenGL context to reset: the escape task uploads
+# its new terrain to the renderer (dm_control makes the context when asked whether it has
+# one).
+NEEDS_GL = {"QuadrupedEscape-v1"}
 # The steps of an episode (every task's time limit is 1000 control steps).
 EPISODE = 1000
 
@@ -105,6 +116,9 @@ def load(task_id: str, seed: int, **environment_kwargs: Any) -> Any:
     task_kwargs: dict[str, Any] = {"random": seed}
     if domain == "lqr":
         task_kwargs["time_limit"] = 29.99
+    if task_id in SHORT_EPISODES:
+        steps, control_timestep = SHORT_EPISODES[task_id]
+        task_kwargs["time_limit"] = (steps - 0.5) * control_timestep
     return suite.load(
         domain, task, task_kwargs=task_kwargs, environment_kwargs=environment_kwargs or None
     )
@@ -151,18 +165,24 @@ def compare_timestep(
     assert ts.discount[i] == np.float32(ref.discount), f"{task_id} step {t}: discount"
 
 
+def with_gl_marks(task_ids: list[str]) -> list[Any]:
+    """`task_ids` as parameters, those whose reference needs OpenGL marked `egl`."""
+    return [pytest.param(t, marks=pytest.mark.egl) if t in NEEDS_GL else t for t in task_ids]
+
+
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("task_id", list(TASKS))
+@pytest.mark.parametrize("task_id", with_gl_marks(list(TASKS)))
 def test_steps_as_dm_control(task_id: str) -> None:
     seed, num_envs = 7, 2
-    env = ep.make_dm(task_id, num_envs=num_envs, seed=seed)
+    episode = SHORT_EPISODES.get(task_id, (EPISODE, 0.0))[0]
+    env = ep.make_dm(task_id, num_envs=num_envs, seed=seed, max_episode_steps=episode)
     refs = [load(task_id, seed + i) for i in range(num_envs)]
     action_spec = refs[0].action_spec()
     rng = np.random.default_rng(0)
     ts = env.reset()
     ref_ts = [ref.reset() for ref in refs]
     # A whole episode, its last step, and the first steps of the next one.
-    for t in range(EPISODE + 5):
+    for t in range(episode + 5):
         for i in range(num_envs):
             compare_timestep(task_id, ts, i, ref_ts[i], t)
         # Actions beyond the bounds too: MuJoCo clamps them on both sides (an unlimited
@@ -172,7 +192,7 @@ def test_steps_as_dm_control(task_id: str) -> None:
         action = rng.uniform(1.2 * low, 1.2 * high, (num_envs, *action_spec.shape))
         ts = env.step(action)
         ref_ts = [ref.step(a) for ref, a in zip(refs, action, strict=True)]
-        if t == EPISODE - 1:
+        if t == episode - 1:
             assert all(r.last() for r in ref_ts) and ts.last().all(), f"{task_id}: episode end"
 
 
