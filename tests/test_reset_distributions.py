@@ -196,7 +196,7 @@ from test_dm_control import with_gl_marks  # noqa: E402
 DM_CONTROL_SEEDS = 200
 # Fewer starts where a reset is slow on both sides (the escape's terrain and its search for a
 # start height over it; the dog's model takes a second to load).
-DM_CONTROL_SEEDS_OF = {"QuadrupedEscape-v1": 24}
+DM_CONTROL_SEEDS_OF = {"QuadrupedEscape-v1": 16, "DogFetch-v1": 100}
 # One task per start-state code of each domain (tasks that differ only in their reward share
 # their starts).
 DM_CONTROL_DISTRIBUTION_TASKS = [
@@ -206,7 +206,7 @@ DM_CONTROL_DISTRIBUTION_TASKS = [
     "PointMassHard-v1", "FishSwim-v1", "HumanoidRun-v1", "HumanoidCMURun-v1",
     "SwimmerSwimmer6-v1", "ManipulatorBringBall-v1", "ManipulatorInsertPeg-v1",
     "QuadrupedRun-v1", "QuadrupedFetch-v1", "QuadrupedEscape-v1", "LqrLqr62-v1",
-    "StackerStack4-v1",
+    "StackerStack4-v1", "DogFetch-v1",
 ]
 
 
