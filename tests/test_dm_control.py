@@ -314,6 +314,9 @@ def test_gymnasium_and_gym_views_are_envpools(task_id: str) -> None:
             {k: (v.shape, v.dtype) for k, v in gym_reset[0].items()},
             {k: (v.shape, v.dtype) for k, v in gym_step[0].items()},
             [np.asarray(x).dtype for x in gym_step[1:3]],
+            # The gym view's spaces are gymnasium's, as EnvPool 1.2.5's (rl_games flattens the
+            # Dict with gymnasium.spaces.flatten_space).
+            [type(s).__module__ for s in (gym_env.observation_space, gym_env.action_space)],
         )
         assert set(info) >= {"env_id", "players", "elapsed_step"}
     assert seen["ours"] == seen["theirs"]
