@@ -102,7 +102,7 @@ ATOL: dict[str, dict[str, float]] = {
 }
 ATOL["QuadrupedEscape-v1"]["rangefinder"] = 1e-15
 # Tasks whose reference is slow (dm_control's escape casts 20 rays at a heightfield each step;
-# the dog has 38 actuators on 79 joints): their episodes here are shorter, (steps,
+# the dog has 38 actuators on 73 hinges): their episodes here are shorter, (steps,
 # dm_control's control timestep); both sides end them at the same step (dm_control with a
 # time limit of steps - 0.5 control steps). The dog's model takes a second to load: one env.
 SHORT_EPISODES: dict[str, tuple[int, float]] = {
@@ -356,6 +356,8 @@ PIXEL_TASKS = [
     "FingerSpin-v1",
     "FishSwim-v1",
     "ReacherHard-v1",
+    # Its terrain is drawn at each reset: the frames show the new one, as dm_control's.
+    "QuadrupedEscape-v1",
 ]
 
 
@@ -391,3 +393,20 @@ def test_pixels_are_dm_controls_frames(task_id: str, camera_id: int) -> None:
     ref = suite.load(domain, task, task_kwargs={"random": 5})
     ref.reset()
     np.testing.assert_array_equal(state.render()[0], ref.physics.render(camera_id=camera_id))
+
+
+@pytest.mark.egl
+def test_escape_frames_show_each_episodes_terrain() -> None:
+    # The escape task draws a new terrain at every reset; the renderer made for the first
+    # episode's frames uploads the next episode's terrain too, as dm_control's does.
+    env = ep.make_dm(
+        "QuadrupedEscape-v1", num_envs=1, seed=5, from_pixels=True, max_episode_steps=2
+    )
+    ref = suite.load("quadruped", "escape", task_kwargs={"random": 5, "time_limit": 1.5 * 0.02})
+    ts, ref_ts = env.reset(), ref.reset()
+    action = np.zeros(12)
+    for _ in range(3):  # two steps, then the first of the next episode
+        ts, ref_ts = env.step(action[None]), ref.step(action)
+    assert ts.first().all() and ref_ts.first()
+    frame = ref.physics.render(84, 84).transpose(2, 0, 1)
+    np.testing.assert_array_equal(np.asarray(ts.observation.pixels)[0], frame)

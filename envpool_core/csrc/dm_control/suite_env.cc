@@ -97,8 +97,9 @@ void SuiteEnv::Render(std::uint8_t* rgb) {
     camera.fixedcamid = render_camera_id_;
   }
   mujoco::CopyFrameTopDown(
+      // dm_control's scene option hides rangefinder rays.
       mujoco::RenderFrame(model_, data_, &camera, render_width_, render_height_,
-                          height_field_version_),
+                          height_field_version_, /*rangefinder_rays=*/false),
       render_width_,
       render_height_, rgb);
 }
