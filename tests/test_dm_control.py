@@ -18,6 +18,10 @@ its own envs return; ours are unbounded).
 from __future__ import annotations
 
 import os
+import shutil
+import struct
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import dm_env
@@ -410,3 +414,41 @@ def test_escape_frames_show_each_episodes_terrain() -> None:
     assert ts.first().all() and ref_ts.first()
     frame = ref.physics.render(84, 84).transpose(2, 0, 1)
     np.testing.assert_array_equal(np.asarray(ts.observation.pixels)[0], frame)
+
+
+CSRC = Path(__file__).resolve().parents[1] / "envpool_core" / "csrc"
+
+
+def test_escape_terrain_zoom_is_scipys(tmp_path: Path) -> None:
+    # The escape task smooths its bumps with scipy.ndimage.zoom; the engine's SplineZoom
+    # (dm_control/spline_zoom.cc) must give scipy's doubles to the last bit, which the episode
+    # comparison cannot see (MuJoCo keeps the terrain as float32). It is compiled here as the
+    # module compiles it (-ffp-contract=off), for this CPU (FMA where it has one), and fed the
+    # escape's bumps of 100 seeds and 60 random arrays and zoom factors.
+    ndimage = pytest.importorskip("scipy.ndimage")
+    compiler = shutil.which("c++") or shutil.which("g++")
+    if compiler is None:
+        pytest.skip("no C++ compiler")
+    program = tmp_path / "spline_zoom_check"
+    sources = [CSRC / "tests" / "spline_zoom_check.cc", CSRC / "dm_control" / "spline_zoom.cc"]
+    flags = ["-std=c++17", "-O2", "-ffp-contract=off", f"-I{CSRC}", "-o", str(program)]
+    native = subprocess.run([compiler, "-march=native", *flags, *map(str, sources)])
+    if native.returncode != 0:  # a compiler without -march=native
+        subprocess.run([compiler, *flags, *map(str, sources)], check=True)
+    cases = [
+        (np.random.RandomState(seed).uniform(0.15, 1, (30, 30)), 201 / 30.0) for seed in range(100)
+    ]
+    rng = np.random.RandomState(0)
+    while len(cases) < 160:
+        shape, factor = rng.randint(2, 40, 2), float(rng.uniform(0.6, 8))
+        if min(round(shape[0] * factor), round(shape[1] * factor)) >= 2:
+            cases.append((rng.uniform(-3, 3, shape), factor))
+    records = b"".join(struct.pack("iid", *x.shape, f) + x.tobytes() for x, f in cases)
+    out = subprocess.run([str(program)], input=records, capture_output=True, check=True).stdout
+    offset = 0
+    for x, factor in cases:
+        rows, cols = struct.unpack_from("ii", out, offset)
+        ours = np.frombuffer(out, np.float64, rows * cols, offset + 8).reshape(rows, cols)
+        offset += 8 + 8 * rows * cols
+        np.testing.assert_array_equal(ours, ndimage.zoom(x, factor), err_msg=f"{x.shape} {factor}")
+    assert offset == len(out)
