@@ -18,6 +18,10 @@ its own envs return; ours are unbounded).
 from __future__ import annotations
 
 import os
+import shutil
+import struct
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import dm_env
@@ -74,6 +78,12 @@ TASKS = {
     "QuadrupedWalk-v1": ("quadruped", "walk"),
     "QuadrupedRun-v1": ("quadruped", "run"),
     "QuadrupedFetch-v1": ("quadruped", "fetch"),
+    "QuadrupedEscape-v1": ("quadruped", "escape"),
+    "DogStand-v1": ("dog", "stand"),
+    "DogWalk-v1": ("dog", "walk"),
+    "DogTrot-v1": ("dog", "trot"),
+    "DogRun-v1": ("dog", "run"),
+    "DogFetch-v1": ("dog", "fetch"),
     "LqrLqr21-v1": ("lqr", "lqr_2_1"),
     "LqrLqr62-v1": ("lqr", "lqr_6_2"),
     "StackerStack2-v1": ("stacker", "stack_2"),
@@ -84,7 +94,8 @@ TASKS = {
 # transcendental functions, which differ from the C library's in the last bit (8.9e-16 seen),
 # and that nothing else reads, so the trajectory stays exact: `touch` (np.log1p of the touch
 # sensors: hopper, finger, manipulator, stacker) and the quadruped's `force_torque` (np.arcsinh of
-# force and torque sensors, values up to about 20, whose last bit is up to 3.6e-15).
+# force and torque sensors, values up to about 20, whose last bit is up to 3.6e-15), and the
+# quadruped escape's `rangefinder` (np.tanh of the rangefinders, values below 1).
 ATOL: dict[str, dict[str, float]] = {
     **{
         task_id: {"touch": 1e-14}
@@ -93,6 +104,20 @@ ATOL: dict[str, dict[str, float]] = {
     },
     **{task_id: {"force_torque": 1e-13} for task_id in TASKS if task_id.startswith("Quadruped")},
 }
+ATOL["QuadrupedEscape-v1"]["rangefinder"] = 1e-15
+# Tasks whose reference is slow (dm_control's escape casts 20 rays at a heightfield each step;
+# the dog has 38 actuators on 73 hinges): their episodes here are shorter, (steps,
+# dm_control's control timestep); both sides end them at the same step (dm_control with a
+# time limit of steps - 0.5 control steps). The dog's model takes a second to load: one env.
+SHORT_EPISODES: dict[str, tuple[int, float]] = {
+    "QuadrupedEscape-v1": (60, 0.02),
+    **{task_id: (30, 0.015) for task_id in TASKS if task_id.startswith("Dog")},
+}
+ONE_ENV = {task_id for task_id in TASKS if task_id.startswith("Dog")}
+# Tasks whose dm_control reference needs an OpenGL context to reset: the escape task uploads
+# its new terrain to the renderer (dm_control makes the context when asked whether it has
+# one).
+NEEDS_GL = {"QuadrupedEscape-v1"}
 # The steps of an episode (every task's time limit is 1000 control steps).
 EPISODE = 1000
 
@@ -105,6 +130,9 @@ def load(task_id: str, seed: int, **environment_kwargs: Any) -> Any:
     task_kwargs: dict[str, Any] = {"random": seed}
     if domain == "lqr":
         task_kwargs["time_limit"] = 29.99
+    if task_id in SHORT_EPISODES:
+        steps, control_timestep = SHORT_EPISODES[task_id]
+        task_kwargs["time_limit"] = (steps - 0.5) * control_timestep
     return suite.load(
         domain, task, task_kwargs=task_kwargs, environment_kwargs=environment_kwargs or None
     )
@@ -151,18 +179,24 @@ def compare_timestep(
     assert ts.discount[i] == np.float32(ref.discount), f"{task_id} step {t}: discount"
 
 
+def with_gl_marks(task_ids: list[str]) -> list[Any]:
+    """`task_ids` as parameters, those whose reference needs OpenGL marked `egl`."""
+    return [pytest.param(t, marks=pytest.mark.egl) if t in NEEDS_GL else t for t in task_ids]
+
+
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("task_id", list(TASKS))
+@pytest.mark.parametrize("task_id", with_gl_marks(list(TASKS)))
 def test_steps_as_dm_control(task_id: str) -> None:
-    seed, num_envs = 7, 2
-    env = ep.make_dm(task_id, num_envs=num_envs, seed=seed)
+    seed, num_envs = 7, 1 if task_id in ONE_ENV else 2
+    episode = SHORT_EPISODES.get(task_id, (EPISODE, 0.0))[0]
+    env = ep.make_dm(task_id, num_envs=num_envs, seed=seed, max_episode_steps=episode)
     refs = [load(task_id, seed + i) for i in range(num_envs)]
     action_spec = refs[0].action_spec()
     rng = np.random.default_rng(0)
     ts = env.reset()
     ref_ts = [ref.reset() for ref in refs]
     # A whole episode, its last step, and the first steps of the next one.
-    for t in range(EPISODE + 5):
+    for t in range(episode + 5):
         for i in range(num_envs):
             compare_timestep(task_id, ts, i, ref_ts[i], t)
         # Actions beyond the bounds too: MuJoCo clamps them on both sides (an unlimited
@@ -172,7 +206,7 @@ def test_steps_as_dm_control(task_id: str) -> None:
         action = rng.uniform(1.2 * low, 1.2 * high, (num_envs, *action_spec.shape))
         ts = env.step(action)
         ref_ts = [ref.step(a) for ref, a in zip(refs, action, strict=True)]
-        if t == EPISODE - 1:
+        if t == episode - 1:
             assert all(r.last() for r in ref_ts) and ts.last().all(), f"{task_id}: episode end"
 
 
@@ -260,7 +294,12 @@ def test_every_envpool_option_is_taken(task_id: str) -> None:
         assert ours[name] == pixels[name], name
 
 
-@pytest.mark.parametrize("task_id", STRUCTURE_TASKS)
+# The dog's walk, trot and run have stand's views (their reward alone differs): the views are
+# compared on stand and fetch, sparing three loads of EnvPool's dog.
+VIEW_TASKS = [t for t in STRUCTURE_TASKS if t not in {"DogWalk-v1", "DogTrot-v1", "DogRun-v1"}]
+
+
+@pytest.mark.parametrize("task_id", VIEW_TASKS)
 def test_gymnasium_and_gym_views_are_envpools(task_id: str) -> None:
     seen = {}
     for name, envpool in (("ours", ep), ("theirs", upstream)):
@@ -279,6 +318,9 @@ def test_gymnasium_and_gym_views_are_envpools(task_id: str) -> None:
             {k: (v.shape, v.dtype) for k, v in gym_reset[0].items()},
             {k: (v.shape, v.dtype) for k, v in gym_step[0].items()},
             [np.asarray(x).dtype for x in gym_step[1:3]],
+            # The gym view's spaces are gymnasium's, as EnvPool 1.2.5's (rl_games flattens the
+            # Dict with gymnasium.spaces.flatten_space).
+            [type(s).__module__ for s in (gym_env.observation_space, gym_env.action_space)],
         )
         assert set(info) >= {"env_id", "players", "elapsed_step"}
     assert seen["ours"] == seen["theirs"]
@@ -353,3 +395,59 @@ def test_pixels_are_dm_controls_frames(task_id: str, camera_id: int) -> None:
     ref = suite.load(domain, task, task_kwargs={"random": 5})
     ref.reset()
     np.testing.assert_array_equal(state.render()[0], ref.physics.render(camera_id=camera_id))
+
+
+@pytest.mark.egl
+def test_escape_frames_show_each_episodes_terrain() -> None:
+    # The escape task draws a new terrain at every reset; the renderer made for the first
+    # episode's frames uploads the next episode's terrain too, as dm_control's does. Its
+    # rangefinders' rays are hidden, as dm_control's scene option hides them.
+    env = ep.make_dm(
+        "QuadrupedEscape-v1", num_envs=1, seed=5, from_pixels=True, max_episode_steps=2
+    )
+    ref = suite.load("quadruped", "escape", task_kwargs={"random": 5, "time_limit": 1.5 * 0.02})
+    ts, ref_ts = env.reset(), ref.reset()
+    action = np.zeros(12)
+    for _ in range(3):  # two steps, then the first of the next episode
+        ts, ref_ts = env.step(action[None]), ref.step(action)
+    assert ts.first().all() and ref_ts.first()
+    frame = ref.physics.render(84, 84).transpose(2, 0, 1)
+    np.testing.assert_array_equal(np.asarray(ts.observation.pixels)[0], frame)
+
+
+CSRC = Path(__file__).resolve().parents[1] / "envpool_core" / "csrc"
+
+
+def test_escape_terrain_zoom_is_scipys(tmp_path: Path) -> None:
+    # The escape task smooths its bumps with scipy.ndimage.zoom; the engine's SplineZoom
+    # (dm_control/spline_zoom.cc) must give scipy's doubles to the last bit, which the episode
+    # comparison cannot see (MuJoCo keeps the terrain as float32). It is compiled here as the
+    # module compiles it (-ffp-contract=off), for this CPU (FMA where it has one), and fed the
+    # escape's bumps of 100 seeds and 60 random arrays and zoom factors.
+    ndimage = pytest.importorskip("scipy.ndimage")
+    compiler = shutil.which("c++") or shutil.which("g++")
+    if compiler is None:
+        pytest.skip("no C++ compiler")
+    program = tmp_path / "spline_zoom_check"
+    sources = [CSRC / "tests" / "spline_zoom_check.cc", CSRC / "dm_control" / "spline_zoom.cc"]
+    flags = ["-std=c++17", "-O2", "-ffp-contract=off", f"-I{CSRC}", "-o", str(program)]
+    native = subprocess.run([compiler, "-march=native", *flags, *map(str, sources)])
+    if native.returncode != 0:  # a compiler without -march=native
+        subprocess.run([compiler, *flags, *map(str, sources)], check=True)
+    cases = [
+        (np.random.RandomState(seed).uniform(0.15, 1, (30, 30)), 201 / 30.0) for seed in range(100)
+    ]
+    rng = np.random.RandomState(0)
+    while len(cases) < 160:
+        shape, factor = rng.randint(2, 40, 2), float(rng.uniform(0.6, 8))
+        if min(round(shape[0] * factor), round(shape[1] * factor)) >= 2:
+            cases.append((rng.uniform(-3, 3, shape), factor))
+    records = b"".join(struct.pack("iid", *x.shape, f) + x.tobytes() for x, f in cases)
+    out = subprocess.run([str(program)], input=records, capture_output=True, check=True).stdout
+    offset = 0
+    for x, factor in cases:
+        rows, cols = struct.unpack_from("ii", out, offset)
+        ours = np.frombuffer(out, np.float64, rows * cols, offset + 8).reshape(rows, cols)
+        offset += 8 + 8 * rows * cols
+        np.testing.assert_array_equal(ours, ndimage.zoom(x, factor), err_msg=f"{x.shape} {factor}")
+    assert offset == len(out)

@@ -90,19 +90,16 @@ print("RESULT " + json.dumps({
     ("mujoco/hopper_envpool.yaml", {}),
     ("mujoco/hopper_envpool.yaml", {"env_config": {"env_type": "gymnasium"}}),
     # Its PPO on the DeepMind Control Suite (cheetah_walk.yaml runs CheetahRun-v1): rl_games
-    # flattens the dict observation (`flatten_obs: True`). Episodes are 1000 steps long, cut
-    # here to 50 so that some end within the run.
+    # flattens the dict observation (`flatten_obs: True`) with gymnasium's flatten_space, which
+    # takes the gym view's spaces because they are gymnasium's, as EnvPool 1.2.5's. Episodes
+    # are 1000 steps long, cut here to 50 so that some end within the run. The configs as they
+    # are ask for the gym view; the gymnasium view runs too.
+    ("dm_control/cheetah_walk.yaml", {"env_config": {"max_episode_steps": 50}}),
+    ("dm_control/walker_walk.yaml", {"env_config": {"max_episode_steps": 50}}),
     ("dm_control/cheetah_walk.yaml", {"env_config": {"max_episode_steps": 50,
                                                      "env_type": "gymnasium"}}),
-    ("dm_control/walker_walk.yaml", {"env_config": {"max_episode_steps": 50,
-                                                    "env_type": "gymnasium"}}),
-    # The configs as they are ask for the gym view, whose spaces are gym's here (EnvPool's are
-    # gymnasium's); rl_games flattens the Dict with gymnasium's flatten_space, which refuses it.
-    pytest.param("dm_control/cheetah_walk.yaml", {"env_config": {"max_episode_steps": 50}},
-                 marks=pytest.mark.xfail(strict=True, reason="gym.spaces.Dict given to "
-                                         "gymnasium.spaces.flatten_space")),
-], ids=["breakout-gym", "hopper-gym", "hopper-gymnasium", "cheetah-run-gymnasium",
-        "walker-walk-gymnasium", "cheetah-run-gym"])
+], ids=["breakout-gym", "hopper-gym", "hopper-gymnasium", "cheetah-run-gym", "walker-walk-gym",
+        "cheetah-run-gymnasium"])
 def test_rl_games_trains_on_envpool_core_with_its_own_config(tmp_path, config, overrides):
     num_actors, horizon, epochs = 4, 32, 8
     overrides.update(num_actors=num_actors, horizon_length=horizon, minibatch_size=32,

@@ -9,6 +9,7 @@ void RegisterDmControlTasks(TaskRegistry& registry, const std::string& suite_dir
   dm_control::RegisterBallInCup(registry, suite_dir);
   dm_control::RegisterCartpole(registry, suite_dir);
   dm_control::RegisterCheetah(registry, suite_dir);
+  dm_control::RegisterDog(registry, suite_dir);
   dm_control::RegisterFinger(registry, suite_dir);
   dm_control::RegisterFish(registry, suite_dir);
   dm_control::RegisterHopper(registry, suite_dir);

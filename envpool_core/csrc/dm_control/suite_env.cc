@@ -1,5 +1,6 @@
 #include "dm_control/suite_env.h"
 
+#include <atomic>
 #include <stdexcept>
 #include <utility>
 
@@ -80,6 +81,11 @@ void SuiteEnv::ForwardWithoutActuation() {
   private_model_->opt.disableflags = flags;
 }
 
+void SuiteEnv::HeightFieldsChanged() {
+  static std::atomic<std::uint64_t> versions{0};
+  height_field_version_ = versions.fetch_add(1) + 1;
+}
+
 void SuiteEnv::Render(std::uint8_t* rgb) {
   mjvCamera camera;
   mjv_defaultCamera(&camera);
@@ -91,7 +97,10 @@ void SuiteEnv::Render(std::uint8_t* rgb) {
     camera.fixedcamid = render_camera_id_;
   }
   mujoco::CopyFrameTopDown(
-      mujoco::RenderFrame(model_, data_, &camera, render_width_, render_height_), render_width_,
+      // dm_control's scene option hides rangefinder rays.
+      mujoco::RenderFrame(model_, data_, &camera, render_width_, render_height_,
+                          height_field_version_, /*rangefinder_rays=*/false),
+      render_width_,
       render_height_, rgb);
 }
 

@@ -62,6 +62,10 @@ class SuiteEnv : public Env {
   // LQR's model); called by Seed (a task calls it from its constructor too).
   virtual void AfterSeed() {}
 
+  // A task that rewrites its model's heightfields calls this, so that frames
+  // show the new ones (dm_control uploads them to its renderer again).
+  void HeightFieldsChanged();
+
   // Physics.step(nstep) and Physics.forward() with actuation disabled.
   void PhysicsStep(int nstep);
   void ForwardWithoutActuation();
@@ -89,6 +93,8 @@ class SuiteEnv : public Env {
   const int render_width_;
   const int render_height_;
   const int render_camera_id_;
+  // The heightfields as last changed, unique across envs (0: as loaded).
+  std::uint64_t height_field_version_ = 0;
 };
 
 }  // namespace envpool_core::dm_control

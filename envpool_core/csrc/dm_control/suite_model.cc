@@ -1,5 +1,6 @@
 #include "dm_control/suite_model.h"
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -41,13 +42,25 @@ SuiteModel LoadSuiteModel(const std::string& path) {
 
 SuiteModel LoadSuiteModelFromXml(const std::string& key,
                                  const std::function<std::string()>& build_xml,
-                                 const std::string& suite_dir) {
+                                 const std::string& suite_dir, const std::string& asset_dir) {
   return WithoutActuationCopy(key, [&] {
     // common.ASSETS: the files the suite's models include, by the names they use.
     std::map<std::string, std::string> assets;
     for (const char* file :
          {"./common/materials.xml", "./common/skybox.xml", "./common/visual.xml"}) {
       assets[file] = ReadTextFile(suite_dir + "/" + file);
+    }
+    if (!asset_dir.empty()) {
+      std::error_code error;
+      for (const auto& entry :
+           std::filesystem::directory_iterator(suite_dir + "/" + asset_dir, error)) {
+        if (!entry.is_regular_file()) continue;
+        assets[entry.path().filename().string()] = ReadTextFile(entry.path().string());
+      }
+      if (error) {
+        throw std::invalid_argument("cannot list " + suite_dir + "/" + asset_dir + ": " +
+                                    error.message());
+      }
     }
     return mujoco::LoadModelFromString(key, build_xml(), assets);
   });

@@ -27,11 +27,14 @@ SuiteModel LoadSuiteModel(const std::string& path);
 
 // The model of the XML text `build_xml()` returns, a task's edit of a suite
 // file (dm_control's Physics.from_xml_string(xml, common.ASSETS)): its includes
-// are the suite's common files, read from `suite_dir`. Cached under `key`:
-// built once per process.
+// are the suite's common files, read from `suite_dir`, and, with `asset_dir`
+// (a folder of `suite_dir`, as dog's "dog_assets"), every file in that folder
+// by its name (dm_control's get_model_and_assets). Cached under `key`: built
+// once per process.
 SuiteModel LoadSuiteModelFromXml(const std::string& key,
                                  const std::function<std::string()>& build_xml,
-                                 const std::string& suite_dir);
+                                 const std::string& suite_dir,
+                                 const std::string& asset_dir = "");
 
 // The text of a file (a suite model to edit); throws std::invalid_argument
 // when it cannot be read.

@@ -49,9 +49,9 @@ void AddSuiteTask(TaskRegistry& registry, const std::string& suite_dir, SuiteTas
   std::function<SuiteModel()> load = [path] { return LoadSuiteModel(path); };
   if (edit_xml) {
     std::string key = path + " as built for " + task.id;
-    load = [key, path, suite_dir, edit = std::move(edit_xml)] {
+    load = [key, path, suite_dir, asset_dir = def.asset_dir, edit = std::move(edit_xml)] {
       return LoadSuiteModelFromXml(
-          key, [&] { return edit(ReadTextFile(path)); }, suite_dir);
+          key, [&] { return edit(ReadTextFile(path)); }, suite_dir, asset_dir);
     };
   }
   std::vector<ObsArray> obs = def.obs;

@@ -31,6 +31,9 @@ struct SuiteTaskDef {
   int frame_skip;
   std::vector<ObsArray> obs;  // in EnvPool's order
   MakeSuiteEnvFn make_env;
+  // A folder of the suite whose files the model reads by name (dog's meshes);
+  // only with an edit of the XML (AddSuiteTask's edit_xml).
+  std::string asset_dir = "";
 };
 
 // For a model dm_control builds by editing <domain>.xml (more poles, links):
@@ -60,6 +63,7 @@ void RegisterAcrobot(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterBallInCup(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterCartpole(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterCheetah(TaskRegistry& registry, const std::string& suite_dir);
+void RegisterDog(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterFish(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterFinger(TaskRegistry& registry, const std::string& suite_dir);
 void RegisterHopper(TaskRegistry& registry, const std::string& suite_dir);

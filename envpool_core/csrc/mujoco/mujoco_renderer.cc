@@ -41,6 +41,7 @@ struct ModelRenderer {
   mjvPerturb perturb;
   mjvScene scene;
   mjrContext context;
+  std::uint64_t height_field_version = 0;  // of the heightfields uploaded
 };
 
 class ThreadRenderer {
@@ -62,13 +63,18 @@ class ThreadRenderer {
   ThreadRenderer& operator=(const ThreadRenderer&) = delete;
 
   const std::uint8_t* Render(const mjModel* m, mjData* d, mjvCamera* camera, int width,
-                             int height) {
+                             int height, std::uint64_t height_field_version,
+                             bool rangefinder_rays) {
     EglContext::Scope current(gl_);
     // Models are cached for the life of the process (model_cache.h), so a
     // model's address names it for good.
     std::unique_ptr<ModelRenderer>& r = models_[m];
     if (r == nullptr) r = std::make_unique<ModelRenderer>(m);
     mjrContext& con = r->context;
+    if (r->height_field_version != height_field_version) {
+      for (int h = 0; h < m->nhfield; ++h) mjr_uploadHField(m, &con, h);
+      r->height_field_version = height_field_version;
+    }
     // The offscreen buffer starts at the model's offwidth x offheight and is
     // only ever grown, as gymnasium grows it for larger frames.
     if (width > con.offWidth || height > con.offHeight) {
@@ -76,6 +82,7 @@ class ThreadRenderer {
     }
     // Bound on every call: another model's context may have bound its own.
     mjr_setBuffer(mjFB_OFFSCREEN, &con);
+    r->option.flags[mjVIS_RANGEFINDER] = rangefinder_rays ? 1 : 0;
     mjv_updateScene(m, d, &r->option, &r->perturb, camera, mjCAT_ALL, &r->scene);
     mjrRect viewport = {0, 0, width, height};
     mjr_render(viewport, &r->scene, &con);
@@ -93,11 +100,13 @@ class ThreadRenderer {
 }  // namespace
 
 const std::uint8_t* RenderFrame(const mjModel* m, mjData* d, mjvCamera* camera, int width,
-                                int height) {
+                                int height, std::uint64_t height_field_version,
+                                bool rangefinder_rays) {
   // Made on this thread's first frame; if that throws (no EGL), the next call
   // tries again and throws the same error.
   thread_local ThreadRenderer renderer;
-  return renderer.Render(m, d, camera, width, height);
+  return renderer.Render(m, d, camera, width, height, height_field_version,
+                         rangefinder_rays);
 }
 
 int LiveRenderContexts() { return live_renderers.load(); }

@@ -17,8 +17,13 @@ namespace envpool_core::mujoco {
 // its pixels bottom row first (OpenGL's order), valid until this thread renders
 // again. The scene is gymnasium's: default mjvOption, every category, at most
 // 1000 geoms. Throws std::runtime_error when no OpenGL context can be made.
+// The model's heightfields are uploaded with its other resources, and again
+// whenever `height_field_version` differs from the last frame's (a task that
+// rewrites them gives a new version). `rangefinder_rays` false hides the rays
+// of rangefinder sensors, as dm_control's scene option does (gymnasium's shows them).
 const std::uint8_t* RenderFrame(const mjModel* m, mjData* d, mjvCamera* camera, int width,
-                                int height);
+                                int height, std::uint64_t height_field_version = 0,
+                                bool rangefinder_rays = true);
 
 // The threads' renderers (each with its OpenGL context) alive now: the tests
 // check that a pool's go away with the pool's threads.

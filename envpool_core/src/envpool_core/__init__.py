@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from envpool_core._core import EnvError
-from envpool_core.gym_api import installed_gym, uses_old_api
+from envpool_core.gym_api import installed_gym, is_dict_space, uses_old_api
 from envpool_core.pool import (
     DMEnvPool,
     EnvPool,
@@ -45,7 +45,9 @@ def make(task_id: str, env_type: str = "gymnasium", **kwargs: Any) -> EnvPool:
     API of the installed gym as EnvPool 0.6-0.8 did: gym < 0.26 gets the old API
     (`reset() -> obs`, `step() -> (obs, reward, done, info)`, gym spaces;
     `gym_reset_return_info=True` makes reset return `(obs, info)`), gym >= 0.26
-    the 5-tuple API with gym spaces, and without gym it is "gymnasium".
+    the 5-tuple API with gym spaces, and without gym it is "gymnasium". Tasks
+    with dict observations (the DeepMind Control Suite) have gymnasium's spaces
+    in every view, as EnvPool 1.2.5 gives them.
     """
     if env_type not in _ENV_TYPES:
         raise ValueError(f"env_type must be one of {sorted(_ENV_TYPES)}, got {env_type!r}")
@@ -57,9 +59,13 @@ def make(task_id: str, env_type: str = "gymnasium", **kwargs: Any) -> EnvPool:
     gym = installed_gym()
     if gym is None:
         return GymnasiumEnvPool(spec)
+    # gym's spaces where EnvPool 0.6-0.8's clients check for them (CleanRL's scripts assert
+    # isinstance against gym 0.23's Discrete); gymnasium's for dict observations, as EnvPool
+    # 1.2.5's: rl_games flattens those with gymnasium.spaces.flatten_space.
+    spaces = None if is_dict_space(spec.observation_space) else gym.spaces
     if uses_old_api(gym):
-        return LegacyGymEnvPool(spec, gym.spaces, reset_return_info)
-    return GymEnvPool(spec, gym.spaces)
+        return LegacyGymEnvPool(spec, spaces, reset_return_info)
+    return GymEnvPool(spec, spaces)
 
 
 def make_gymnasium(task_id: str, **kwargs: Any) -> EnvPool:

@@ -3,7 +3,9 @@
 As EnvPool 0.6-0.8 did: with gym < 0.26 installed, pools speak the old API
 (`reset() -> obs`, `step() -> (obs, reward, done, info)`) with `gym.spaces`;
 with gym >= 0.26, gymnasium's 5-tuple API with `gym.spaces`; without gym, the
-gymnasium API and spaces (as `env_type="gymnasium"`).
+gymnasium API and spaces (as `env_type="gymnasium"`). Dict observation spaces
+(the DeepMind Control Suite's) and their action spaces stay gymnasium's with
+any gym, as EnvPool 1.2.5 gives them.
 """
 
 from __future__ import annotations
@@ -37,6 +39,11 @@ def version_tuple(version: str) -> tuple[int, ...]:
 def uses_old_api(gym: ModuleType) -> bool:
     """True for gym < 0.26, whose step returns `(obs, reward, done, info)`."""
     return version_tuple(gym.__version__) < (0, 26)
+
+
+def is_dict_space(space: Any) -> bool:
+    """True for a Dict space (a task whose observation is a dict of arrays)."""
+    return type(space).__name__ == "Dict"
 
 
 def convert_space(space: Any, spaces: ModuleType) -> Any:

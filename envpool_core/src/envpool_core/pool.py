@@ -361,7 +361,8 @@ class GymnasiumEnvPool(EnvPool, gymnasium.vector.VectorEnv, gymnasium.Env):
 
 
 class GymEnvPool(GymnasiumEnvPool):
-    """`env_type="gym"` with gym >= 0.26 installed: the 5-tuple API with `gym.spaces`."""
+    """`env_type="gym"` with gym >= 0.26 installed: the 5-tuple API with `gym.spaces`
+    (gymnasium's for dict observations, as EnvPool 1.2.5's)."""
 
 
 class LegacyGymEnvPool(EnvPool):
@@ -369,11 +370,12 @@ class LegacyGymEnvPool(EnvPool):
 
     reset -> obs (`(obs, info)` with `gym_reset_return_info=True`);
     step/recv -> `(obs, reward, done, info)`, `done = terminated | truncated`
-    and `info["TimeLimit.truncated"]`. Spaces are `gym.spaces`.
+    and `info["TimeLimit.truncated"]`. Spaces are `gym.spaces` (gymnasium's for dict
+    observations, as EnvPool 1.2.5's).
     """
 
-    def __init__(self, spec: EnvSpec, spaces: ModuleType, reset_return_info: bool) -> None:
-        """Makes the pool of `spec` with spaces from `spaces` (gym's)."""
+    def __init__(self, spec: EnvSpec, spaces: ModuleType | None, reset_return_info: bool) -> None:
+        """Makes the pool of `spec` with spaces from `spaces` (gym's; None: gymnasium's)."""
         super().__init__(spec, spaces)
         self._reset_return_info = reset_return_info
         self.config["gym_reset_return_info"] = reset_return_info
