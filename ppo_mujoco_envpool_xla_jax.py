@@ -265,8 +265,8 @@ if __name__ == "__main__":
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         sys.exit(f"error: unknown --env-id {args.env_id!r}{hint}")
     spec = envpool.make_spec(args.env_id)
-    if not hasattr(spec.action_space, "low") or len(spec.observation_space.shape) != 1:
-        sys.exit(f"error: {args.env_id} is not a continuous-control task (box actions)")
+    if not hasattr(spec.action_space, "low") or len(spec.observation_space.shape or ()) != 1:
+        sys.exit(f"error: {args.env_id} needs box actions and one observation array")
     if args.capture_video and not spec.render_shape:
         sys.exit(f"error: --capture-video: {args.env_id} has no render() to record")
     low, high = spec.action_space.low, spec.action_space.high
@@ -420,7 +420,6 @@ if __name__ == "__main__":
                 avg_returns.append(episodic_return)
                 writer.add_scalar("charts/episodic_return", episodic_return, global_step)
                 writer.add_scalar("charts/episodic_length", episodic_length, global_step)
-
         # TRY NOT TO MODIFY: record rewards for plotting purposes
         metrics = jax.device_get(metrics)
         writer.add_scalar("charts/learning_rate", metrics.pop("learning_rate"), global_step)

@@ -91,6 +91,7 @@ SCRIPT_PAGES = (
     "ppo_atari_envpool",
     "ppo_atari_envpool_async",
     "ppo_mujoco_envpool",
+    "ppo_mujoco_envpool_xla_jax",
     "impala_atari",
     "ppo_distributed",
 )
