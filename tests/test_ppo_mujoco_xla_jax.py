@@ -144,13 +144,11 @@ def test_running_statistics_skip_masked_rows(script) -> None:
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--env-id", "CheetahRun-v1"], "error: CheetahRun-v1 needs box actions and one observation"),
-    (["--env-id", "Pong-v5"], "error: Pong-v5 needs box actions and one observation array"),
     (["--env-id", "Antt-v4"], "error: unknown --env-id 'Antt-v4'; did you mean Ant-v4"),
-    (["--num-steps", "1"], "error: --num-steps must be at least 2, not 1"),
-    (["--kl-threshold", "0"], "error: --kl-threshold must be above 0"),
     (["--num-minibatches", "3"], "must divide into --num-minibatches 3 of at least 8 samples"),
 ])
 def test_a_misuse_stops_with_one_error_line(tmp_path: Path, args: list, message: str) -> None:
+    # Three cases: each one imports JAX, Flax and PyTorch's TensorBoard writer (seconds each).
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.run([sys.executable, str(SCRIPT), *args], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
