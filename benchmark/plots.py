@@ -38,12 +38,15 @@ CLEANRL_ATARI = "https://github.com/vwxyzjn/cleanrl/blob/pr-424/docs/benchmark/p
 CLEANRL_MUJOCO = (
     "https://github.com/vwxyzjn/cleanrl/blob/pr-424/docs/benchmark/ppo_continuous_action.md"
 )
+# The Control Suite through Shimmy: the ppo_continuous_action.py section of CleanRL's PPO page.
+CLEANRL_DMC = "https://docs.cleanrl.dev/rl-algorithms/ppo/#ppo_continuous_actionpy"
 REFERENCES: dict[str, tuple[float, float, int, str]] = {
     # task -> (mean, std, at env steps, source): CleanRL's average episodic return over seeds.
     "HalfCheetah-v4": (1442.64, 46.03, 1_000_000, CLEANRL_MUJOCO),
     "Hopper-v4": (2382.86, 271.74, 1_000_000, CLEANRL_MUJOCO),
     "Walker2d-v4": (2287.95, 571.78, 1_000_000, CLEANRL_MUJOCO),
-    "CheetahRun-v1": (432.56, 82.54, 1_000_000, CLEANRL_MUJOCO),
+    "CheetahRun-v1": (432.56, 82.54, 1_000_000, CLEANRL_DMC),
+    "WalkerWalk-v1": (392.51, 56.25, 1_000_000, CLEANRL_DMC),
     "Breakout-v5": (211.24, 151.84, 10_000_000, CLEANRL_ATARI),
     "Pong-v5": (20.45, 0.09, 10_000_000, CLEANRL_ATARI),
 }
@@ -334,6 +337,11 @@ AGGREGATES = {
     ],
     "ppo_atari_envpool_async_breakout_seeds": [
         *(f"ppo_atari_envpool_async_breakout_seed{s}" for s in (2, 3, 4, 5)),
+    ],
+    "ppo_mujoco_envpool_dm_control_seeds": [
+        "ppo_mujoco_envpool_cheetah_run",
+        *(f"ppo_mujoco_envpool_cheetah_run_seed{s}" for s in (2, 3)),
+        "ppo_mujoco_envpool_walker_walk",
     ],
     "impala_atari_cartpole_seeds": [f"impala_atari_cartpole_seed{s}" for s in (1, 2, 3)],
     "ppo_distributed_no_concurrency_cartpole_seeds": [
