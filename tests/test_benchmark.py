@@ -177,9 +177,12 @@ def test_time_to_score_reads_curves_and_summarizes(tmp_path: Path) -> None:
     writer.close()
     assert tts.curve(tmp_path / "rl_games", start) == [
         (10.0 * i, 4096 * i, 100.0 * i) for i in range(5)]
-    runs = [{"system": "a", "env_id": "Ant-v4", "seed": 1, "load_average": [1.0],
-             "curve": points}]
+    summary = tts.run_summary(points, 990.0, [5000])
+    assert summary == {"time_to_target_s": 149.0, "best": points[149][2], "steps": 14900,
+                       "return_at_steps": {"5000": tts.value_at(points, 5000)}}
+    runs = [{"system": "xla_jax", "env_id": "Ant-v4", "seed": 1, "load_average": [1.0],
+             "curve": tts.thin(points, most=10), "summary": summary}]
     table = tts.summarize(runs, 990.0, [5000], 300.0)
-    assert "| a | 1 | 149 s; 149 |" in table
+    assert "| xla_jax | 1 | 149 s; 149 |" in table
     tts.plot({"target": 990.0, "wall_limit": 300.0, "runs": runs}, tmp_path / "plot.png")
     assert (tmp_path / "plot.png").stat().st_size > 0
