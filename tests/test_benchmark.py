@@ -103,6 +103,21 @@ for flag in ("--env-id", "--total-timesteps", "--seed", "--exp-name"):
 a = p.parse_args()
 # CleanRL's call that gymnasium 1.x rejects unless reference_compat supplies the default.
 env = gymnasium.wrappers.TransformObservation(gymnasium.make(a.env_id), lambda o: np.clip(o, -1, 1))
+# CleanRL's episode bookkeeping, gymnasium 0.29's vector API: one info dict or None per env in
+# final_info, and the env reset in the step that ends its episode.
+envs = gymnasium.vector.SyncVectorEnv(
+    [lambda: gymnasium.wrappers.RecordEpisodeStatistics(gymnasium.make(a.env_id))] * 2)
+obs, _ = envs.reset(seed=0)
+ended = 0
+for _ in range(200):  # CartPole with one action ends within about 10 steps
+    obs, _, terminated, truncated, infos = envs.step(np.zeros(2, dtype=np.int64))
+    if "final_info" in infos:
+        for i, info in enumerate(infos["final_info"]):
+            assert (info is not None) == (terminated[i] or truncated[i])
+            if info is not None:
+                assert info["episode"]["l"] > 0 and abs(obs[i]).max() <= 0.05  # a fresh start
+                ended += 1
+assert ended
 w = SummaryWriter(f"runs/{a.env_id}__{a.exp_name}__{a.seed}__0")
 for step in (64, 128):
     w.add_scalar("charts/avg_episodic_return", 7.0, step)

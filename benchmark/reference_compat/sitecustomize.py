@@ -11,6 +11,11 @@ reference-script runs; Python then imports this module at start-up, which adapts
 - CleanRL's `ppo_continuous_action.py` calls `TransformObservation(env, func)`, which every
   gymnasium 1.x rejects (its `observation_space` argument has no default); it gets None,
   which means "unchanged", as the script intends.
+- The same script reads finished episodes from `infos["final_info"]`, a list with one info
+  dict (or None) per env, and expects the env reset in the step that ends an episode: gymnasium
+  0.29's vector API. gymnasium 1.x's `SyncVectorEnv` resets on the next step by default and,
+  in its same-step mode, gives `final_info` as one dict of arrays; it is made to reset in the
+  same step and to hand `final_info` over as 0.29 did.
 """
 
 from __future__ import annotations
@@ -31,6 +36,36 @@ def _adapt_transform_observation() -> None:
             super().__init__(env, func, observation_space)
 
     gymnasium.wrappers.TransformObservation = TransformObservation
+
+
+def _adapt_sync_vector_env() -> None:
+    import gymnasium
+    import numpy as np
+
+    base = gymnasium.vector.SyncVectorEnv
+
+    def _per_env(info: dict[str, Any], i: int) -> dict[str, Any]:
+        """Env i's entries of a gymnasium 1.x vector info dict (its "_key" masks left out)."""
+        return {k: _per_env(v, i) if isinstance(v, dict) else v[i]
+                for k, v in info.items() if not k.startswith("_")}
+
+    class SyncVectorEnv(base):  # type: ignore[misc, valid-type]
+        """gymnasium's SyncVectorEnv, resetting in the same step, with 0.29's `final_info`."""
+
+        def __init__(self, env_fns: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("autoreset_mode", gymnasium.vector.AutoresetMode.SAME_STEP)
+            super().__init__(env_fns, **kwargs)
+
+        def step(self, actions: Any) -> Any:
+            obs, reward, terminated, truncated, info = super().step(actions)
+            if "final_info" in info:
+                done = info["_final_info"]
+                info["final_info"] = np.array(
+                    [_per_env(info["final_info"], i) if done[i] else None
+                     for i in range(self.num_envs)], dtype=object)
+            return obs, reward, terminated, truncated, info
+
+    gymnasium.vector.SyncVectorEnv = SyncVectorEnv
 
 
 def _adapt_envpool() -> None:
@@ -90,4 +125,5 @@ def _adapt_envpool() -> None:
 
 if os.environ.get("REFERENCE_COMPAT") == "1":
     _adapt_transform_observation()
+    _adapt_sync_vector_env()
     _adapt_envpool()
