@@ -45,6 +45,7 @@ REFERENCES: dict[str, tuple[float, float, int, str]] = {
     "HalfCheetah-v4": (1442.64, 46.03, 1_000_000, CLEANRL_MUJOCO),
     "Hopper-v4": (2382.86, 271.74, 1_000_000, CLEANRL_MUJOCO),
     "Walker2d-v4": (2287.95, 571.78, 1_000_000, CLEANRL_MUJOCO),
+    "Humanoid-v4": (716.11, 49.08, 1_000_000, CLEANRL_MUJOCO),
     "CheetahRun-v1": (432.56, 82.54, 1_000_000, CLEANRL_DMC),
     "WalkerWalk-v1": (392.51, 56.25, 1_000_000, CLEANRL_DMC),
     "Breakout-v5": (211.24, 151.84, 10_000_000, CLEANRL_ATARI),
