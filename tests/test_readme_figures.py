@@ -6,7 +6,10 @@ cells is looked up in those files: a speed table (a `paper_table.py` JSON) must 
 row's system and its column's task, the best setting's median steps/s times the frame skip (or
 that setting's min or max, for a range); a score table (a `training.py` JSON) must show a figure
 of the runs of its row's task: a run's final return, SPS at the end or wall time, or the mean or
-standard deviation of the final returns over the cited runs. Columns that quote a reference's
+standard deviation of the final returns over the cited runs; a time-to-score table (a
+`time_to_score.py` JSON) a figure of the runs of the system its row names in backticks: a run's
+time to the target, best return, steps or return at given steps, their median over the
+system's runs, or its mean load average. Columns that quote a reference's
 published figure (CleanRL's, the paper's), which no results file here holds, are not looked up.
 Numbers are compared at the precision the README prints them.
 """
@@ -126,6 +129,24 @@ def score_figures(runs: list[dict[str, Any]], row: list[str]) -> list[float]:
     return figures
 
 
+def time_to_score_figures(data: dict[str, Any], row: list[str]) -> list[float]:
+    """Figures of the runs of the system that the row's label names as `system`."""
+    named = [r for r in data["runs"] if f"`{r['system']}`" in row[0]]
+    mine = named or data["runs"]
+    summaries = [r["summary"] for r in mine]
+    per_run = [
+        [s["time_to_target_s"], s["best"], s["steps"], *s["return_at_steps"].values()]
+        for s in summaries
+    ]
+    figures = [f for run in per_run for f in run if f is not None]
+    for column in zip(*per_run, strict=True):
+        values = [f for f in column if f is not None]
+        if values:
+            figures.append(statistics.median(values))
+    figures.append(statistics.fmean(x for r in mine for x in r["load_average"]))
+    return figures
+
+
 def mismatches(markdown: str, results: Path) -> list[str]:
     """Each number of a cited table that its results files do not hold, and each table of
     figures that cites no results file."""
@@ -148,7 +169,9 @@ def mismatches(markdown: str, results: Path) -> list[str]:
             for column, cell in list(enumerate(row))[1:]:
                 if column >= len(header) or REFERENCE_COLUMN.search(header[column]):
                     continue
-                if isinstance(loaded[0], dict):  # paper_table.py
+                if isinstance(loaded[0], dict) and "runs" in loaded[0]:  # time_to_score.py
+                    figures = [f for data in loaded for f in time_to_score_figures(data, row)]
+                elif isinstance(loaded[0], dict):  # paper_table.py
                     figures = [
                         f for data in loaded for f in speed_figures(data, row[0], header[column])
                     ]
@@ -225,5 +248,42 @@ def test_script_pages_results_show_their_results_files(page: str) -> None:
     text = (ROOT / "docs" / f"{page}.md").read_text()
     cited = [(p, rows) for p, rows in tables(text) if CITATION.search(p)]
     assert any("final return" in " ".join(rows[0]) for _, rows in cited), "no cited score table"
+    problems = mismatches(text, ROOT / "benchmark" / "results")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("change", [0, 1])
+def test_a_changed_time_to_score_is_found(tmp_path: Path, change: int) -> None:
+    runs = [
+        {
+            "system": system,
+            "load_average": [2.0, 3.0],
+            "summary": {
+                "time_to_target_s": time,
+                "best": best,
+                "steps": 1_000_000,
+                "return_at_steps": {"500000": 100.0},
+            },
+        }
+        for system, time, best in (("xla_jax", 200.0, 3500.0), ("ppo_mujoco", None, 1500.0))
+    ]
+    (tmp_path / "tts.json").write_text(json.dumps({"target": 3000.0, "runs": runs}))
+    readme = (
+        "Time to score (`benchmark/results/tts.json`):\n\n"
+        "| system | time to 3,000 | best return |\n|---|---|---|\n"
+        f"| `xla_jax` | 200 s | {3500 + change:,} |\n"
+        "| `ppo_mujoco` | not reached | 1,500 |\n"
+    )
+    assert bool(mismatches(readme, tmp_path)) == bool(change)
+    # a figure of another system's runs does not count for this row
+    assert mismatches(readme.replace("1,500", "3,500"), tmp_path)
+
+
+def test_xla_jax_page_time_to_score_shows_its_results_file() -> None:
+    """The time-to-score tables of the compiled-rollout script's page cite their files, and
+    every figure is in them."""
+    text = (ROOT / "docs" / "ppo_mujoco_envpool_xla_jax.md").read_text()
+    cited = [p for p, rows in tables(text) if "time_to_score" in " ".join(CITATION.findall(p))]
+    assert cited, "no cited time-to-score table"
     problems = mismatches(text, ROOT / "benchmark" / "results")
     assert not problems, "\n".join(problems)
