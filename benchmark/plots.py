@@ -34,9 +34,9 @@ COLORS = {
     "ale-py": "#e377c2",
 }
 # Published reference figures: (task, source) -> (mean, std, where it is published).
-CLEANRL_ATARI = "https://github.com/vwxyzjn/cleanrl/blob/pr-424/docs/benchmark/ppo_atari_envpool.md"
+CLEANRL_ATARI = "https://github.com/vwxyzjn/cleanrl/blob/master/docs/benchmark/ppo_atari_envpool.md"
 CLEANRL_MUJOCO = (
-    "https://github.com/vwxyzjn/cleanrl/blob/pr-424/docs/benchmark/ppo_continuous_action.md"
+    "https://github.com/vwxyzjn/cleanrl/blob/master/docs/benchmark/ppo_continuous_action.md"
 )
 # The Control Suite through Shimmy: the ppo_continuous_action.py section of CleanRL's PPO page.
 CLEANRL_DMC = "https://docs.cleanrl.dev/rl-algorithms/ppo/#ppo_continuous_actionpy"

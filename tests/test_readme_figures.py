@@ -7,10 +7,11 @@ row's system and its column's task, the best setting's median steps/s times the 
 that setting's min or max, for a range); a score table (a `training.py` JSON) must show a figure
 of the runs of its row's task: a run's final return, SPS at the end or wall time, or the mean or
 standard deviation of the final returns over the cited runs; a time-to-score table (a
-`time_to_score.py` JSON) a figure of the runs of the system its row names in backticks: a run's
-time to the target, best return, steps or return at given steps, their median over the
-system's runs, or its mean load average. Columns that quote a reference's
-published figure (CleanRL's, the paper's), which no results file here holds, are not looked up.
+`time_to_score.py` JSON) a figure of the runs of the task and the system its row names (the
+system in backticks): a run's time to the target, best return, steps or return at given steps,
+their median over the system's runs, or its mean load average. Columns that quote a
+reference's published figure (CleanRL's, the paper's), which no results file here holds, are
+not looked up.
 Numbers are compared at the precision the README prints them.
 """
 
@@ -170,7 +171,8 @@ def mismatches(markdown: str, results: Path) -> list[str]:
                 if column >= len(header) or REFERENCE_COLUMN.search(header[column]):
                     continue
                 if isinstance(loaded[0], dict) and "runs" in loaded[0]:  # time_to_score.py
-                    figures = [f for data in loaded for f in time_to_score_figures(data, row)]
+                    tasks = [d for d in loaded if d["env_id"] in row[0]] or loaded
+                    figures = [f for data in tasks for f in time_to_score_figures(data, row)]
                 elif isinstance(loaded[0], dict):  # paper_table.py
                     figures = [
                         f for data in loaded for f in speed_figures(data, row[0], header[column])
@@ -267,7 +269,8 @@ def test_a_changed_time_to_score_is_found(tmp_path: Path, change: int) -> None:
         }
         for system, time, best in (("xla_jax", 200.0, 3500.0), ("ppo_mujoco", None, 1500.0))
     ]
-    (tmp_path / "tts.json").write_text(json.dumps({"target": 3000.0, "runs": runs}))
+    data = {"env_id": "Ant-v4", "target": 3000.0, "runs": runs}
+    (tmp_path / "tts.json").write_text(json.dumps(data))
     readme = (
         "Time to score (`benchmark/results/tts.json`):\n\n"
         "| system | time to 3,000 | best return |\n|---|---|---|\n"
