@@ -134,9 +134,8 @@ class Args:
 def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
     options = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     if len(envpool.make_spec(env_id).observation_space.shape) == 3:
-        # Espeholt et al. 2018 (IMPALA) preprocessing, as in Cleanba's
-        # cleanba/legacy_scripts/cleanba_impala_envpool_impala_atari_wrapper.py (its current
-        # scripts use Machado et al. 2017's sticky actions and no episodic life instead).
+        # Espeholt et al. 2018 (IMPALA) preprocessing, as Cleanba's legacy_scripts/cleanba_impala_
+        # envpool_impala_atari_wrapper.py (its current scripts: sticky actions, no episodic life).
         options.update(episodic_life=True, reward_clip=True, noop_max=30)
     return envpool.make(env_id, env_type="gymnasium", num_envs=num_envs, batch_size=batch_size,
                         seed=seed, **options)
@@ -205,8 +204,7 @@ def vtrace(values, next_values, rewards, discounts, continues, rhos, vtrace_lamb
     _, errors = jax.lax.scan(backward_step, jnp.zeros_like(values[0]),
                              (deltas, discounts, continues, clipped_cs), reverse=True)
     targets = values + errors
-    # Q(x_t, a_t) bootstraps from the next target inside an episode, from V(x_t+1) at its (or
-    # the rollout's) end.
+    # Q(x_t, a_t) bootstraps from the next target in an episode, from V(x_t+1) at an end
     next_targets = jnp.concatenate([targets[1:], next_values[-1:]])
     q_values = rewards + discounts * (
         next_values + continues * vtrace_lambda * (next_targets - next_values))
@@ -264,39 +262,53 @@ def impala_loss(agent, args, params, obs, actions, behaviour_logits, rewards, te
     return loss, (pg_loss, v_loss, entropy, mask.sum())
 
 
-def learner_update(agent, args, shards_per_learner, state, batch):
-    """One learner device's part of an update (inside shard_map): the minibatches one after
-    the other, each the gradient of this device's shards reduced with every other device's."""
-
-    def by_minibatch(x):
-        """[steps, this device's envs, ...] -> [minibatches, shards, steps, envs, ...]"""
-        x = x.reshape(x.shape[0], shards_per_learner, args.num_minibatches, -1, *x.shape[2:])
-        return jnp.moveaxis(x, (2, 1), (0, 1))
-
-    minibatches = tuple(by_minibatch(batch[name]) for name in TIME_MAJOR)
+def make_learner_update(agent, args, mesh, shards_per_learner):
+    """update(state, batch) -> (state, metrics). Python loops over compiled steps, not lax.scan:
+    XLA:CPU runs a convolution's gradient 15-30x slower in a loop (jax-ml/jax#12868)."""
     loss_and_grad = jax.value_and_grad(partial(impala_loss, agent, args), has_aux=True)
 
-    def minibatch_update(state, minibatch):
-        def shard_gradient(_, shard):
-            (loss, aux), grads = loss_and_grad(state.params, *shard)
-            return None, (grads, (loss, *aux))
+    def on_learners(in_specs, out_specs):  # a compiled step, each learner device on its part
+        return lambda step: jax.jit(jax.shard_map(step, mesh=mesh, in_specs=in_specs,
+                                                  out_specs=out_specs, check_vma=False))
 
-        _, (grads, losses) = jax.lax.scan(shard_gradient, None, minibatch)
-        # Every shard's gradient, summed in shard order: the same sums in the same order
-        # whatever the number of devices (a psum's order depends on it).
-        grads, losses = jax.tree.map(
-            lambda x: jax.lax.all_gather(x, "learner", tiled=True).sum(0), (grads, losses))
+    @on_learners((P(None, "learner"), P(), P()), P(None, "learner"))
+    def select(rollout, minibatch, shard):  # [steps, envs, ...] of one shard of a minibatch
+        return tuple(x.reshape(x.shape[0], shards_per_learner, args.num_minibatches, -1,
+                               *x.shape[2:])[:, shard, minibatch] for x in rollout)
+
+    @on_learners((P(), P(None, "learner")), P("learner"))
+    def shard_gradient(state, shard):  # one compiled step for every shard: the same bits
+        (loss, aux), grads = loss_and_grad(state.params, *shard)
+        return jax.tree.map(lambda x: x[None], (grads, (loss, *aux)))
+
+    @on_learners((P(), P("learner")), (P(), P()))
+    def apply_gradients(state, shards):
+        # summed in shard order: the same sums whatever the number of devices (unlike a psum)
+        grads, losses = jax.tree.map(lambda *x: jax.lax.all_gather(
+            jnp.concatenate(x), "learner", tiled=True).sum(0), *shards)
         return state.apply_gradients(grads=grads), losses
 
-    # UPDATE NETWORK
-    state, (*losses, sample_counts) = jax.lax.scan(minibatch_update, state, minibatches)
-    # The losses are logged per sample; a rollout of reset steps only has none (and 0).
-    num_samples = jnp.maximum(sample_counts.sum(), 1)
-    metrics = {name: values.sum() / num_samples
-               for name, values in zip(METRICS, losses, strict=True)}
-    for name in EPISODE_SUMS:  # summed over every env of every process
-        metrics[name] = jax.lax.all_gather(batch[name], "learner", tiled=True).sum()
-    return state, metrics
+    @on_learners((P(), P("learner")), P())
+    def summarize(losses, episode_sums):
+        *losses, sample_counts = jnp.array(losses).T  # [metric, minibatch]
+        num_samples = jnp.maximum(sample_counts.sum(), 1)  # none in a rollout of reset steps
+        metrics = {name: values.sum() / num_samples
+                   for name, values in zip(METRICS, losses, strict=True)}
+        for name, values in episode_sums.items():  # summed over every env of every process
+            metrics[name] = jax.lax.all_gather(values, "learner", tiled=True).sum()
+        return metrics
+
+    def update(state, batch):
+        rollout, losses = tuple(batch[name] for name in TIME_MAJOR), []
+        # UPDATE NETWORK
+        for minibatch in range(args.num_minibatches):
+            shards = [shard_gradient(state, select(rollout, minibatch, shard))
+                      for shard in range(shards_per_learner)]
+            state, minibatch_losses = apply_gradients(state, shards)
+            losses.append(minibatch_losses)
+        return state, summarize(losses, {name: batch[name] for name in EPISODE_SUMS})
+
+    return update
 
 
 def update_episode_stats(episode_return, reward, terminated, truncated, info):
@@ -490,8 +502,7 @@ def local(tree):
 
 
 def leave_at_once():
-    """The exit handler of a --distributed process that stops before training ends: exiting
-    normally it would hang in jax.distributed's shutdown barrier (docs/distributed.md)."""
+    """Exit handler of a --distributed process that stops early: a normal exit hangs in shutdown."""
     sys.stdout.flush()  # os._exit does not
     sys.stderr.flush()
     os._exit(1)
@@ -616,9 +627,7 @@ if __name__ == "__main__":
         np.shape(x), NamedSharding(mesh, P()), lambda index: np.asarray(x)[index]), host_state)
     batch_specs = {name: P(None, "learner") if name in TIME_MAJOR else P("learner")
                    for name in TIME_MAJOR + EPISODE_SUMS}
-    update_fn = jax.jit(jax.shard_map(
-        partial(learner_update, agent, args, num_shards // num_learners), mesh=mesh,
-        in_specs=(P(), batch_specs), out_specs=(P(), P()), check_vma=False))
+    update_fn = make_learner_update(agent, args, mesh, num_shards // num_learners)
 
     # Global env order: process, actor device, thread, env. Learner device j of a process takes
     # its process's envs [j * envs_per_learner, (j + 1) * envs_per_learner): from each actor
@@ -688,11 +697,9 @@ if __name__ == "__main__":
         # actors' last rollout is already in after the last update
         if update < num_updates:
             params = local(agent_state.params)
-            for device_index, device in enumerate(actor_devices):
-                device_params = jax.device_put(params, device)
-                for thread_index in range(args.num_actor_threads):
-                    params_queues[device_index * args.num_actor_threads + thread_index].put(
-                        device_params)
+            device_params = [jax.device_put(params, device) for device in actor_devices]
+            for thread_id, params_queue in enumerate(params_queues):
+                params_queue.put(device_params[thread_id // args.num_actor_threads])
 
         # TRY NOT TO MODIFY: record rewards for plotting purposes
         global_step = update * batch_size
@@ -709,10 +716,8 @@ if __name__ == "__main__":
                    "stats/rollout_queue_get_time": rollout_queue_get_time,
                    "stats/training_time": training_time,
                    "stats/params_queue_put_time": time.time() - put_start,
-                   "stats/rollout_queue_size": sum(rollout_queue.qsize()
-                                                   for rollout_queue in rollout_queues),
-                   "stats/params_queue_size": sum(params_queue.qsize()
-                                                  for params_queue in params_queues),
+                   "stats/rollout_queue_size": sum(map(queue.Queue.qsize, rollout_queues)),
+                   "stats/params_queue_size": sum(map(queue.Queue.qsize, params_queues)),
                    **{f"stats/{name}": np.mean([timings[name] for _, timings in payloads])
                       for name in payloads[0][1]}}
         if metrics["episode_count"] > 0:  # the episodes that ended in this rollout, in every env

@@ -135,9 +135,8 @@ class Args:
 def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
     options = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     if len(envpool.make_spec(env_id).observation_space.shape) == 3:
-        # Espeholt et al. 2018 (IMPALA) preprocessing, as in Cleanba's
-        # cleanba/legacy_scripts/cleanba_impala_envpool_impala_atari_wrapper.py (its current
-        # scripts use Machado et al. 2017's sticky actions and no episodic life instead).
+        # Espeholt et al. 2018 (IMPALA) preprocessing, as Cleanba's legacy_scripts/cleanba_impala_
+        # envpool_impala_atari_wrapper.py (its current scripts: sticky actions, no episodic life).
         options.update(episodic_life=True, reward_clip=True, noop_max=30)
     return envpool.make(env_id, env_type="gymnasium", num_envs=num_envs, batch_size=batch_size,
                         seed=seed, **options)
@@ -259,69 +258,83 @@ def ppo_loss(agent, args, params, obs, actions, behaviour_logits, advantages, re
     return loss, (pg_loss, v_loss, entropy, approx_kl, clipfrac)
 
 
-def learner_update(agent, args, shards_per_learner, learner_key, state, batch, update):
-    """One learner device's part of an update (inside shard_map): epochs, then minibatches,
-    each the gradient of this device's shards reduced with every other device's."""
-    key = jax.random.fold_in(learner_key, update)
+def make_learner_update(agent, args, mesh, shards_per_learner, learner_key):
+    """update(state, batch, update) -> (state, metrics). Python loops over compiled steps, not
+    lax.scan: XLA:CPU runs a convolution's gradient 15-30x slower in a loop (jax-ml/jax#12868)."""
     loss_and_grad = jax.value_and_grad(partial(ppo_loss, agent, args), has_aux=True)
-    shard_ids = jax.lax.axis_index("learner") * shards_per_learner + jnp.arange(shards_per_learner)
 
-    def by_shard(x):  # [steps, this device's envs, ...] -> [shards, steps, envs, ...]
-        return jnp.moveaxis(x.reshape(x.shape[0], shards_per_learner, -1, *x.shape[2:]), 1, 0)
+    def on_learners(in_specs, out_specs):  # a compiled step, each learner device on its part
+        return lambda step: jax.jit(jax.shard_map(step, mesh=mesh, in_specs=in_specs,
+                                                  out_specs=out_specs, check_vma=False))
 
-    shards = {name: by_shard(batch[name]) for name in TIME_MAJOR}
+    @on_learners((P(), P(None, "learner")), P("learner"))
+    def prepare(state, rollout):  # [shards, samples, ...]: a learner device's shards, flat
+        shards = {name: jnp.moveaxis(x.reshape(x.shape[0], shards_per_learner, -1, *x.shape[2:]),
+                                     1, 0) for name, x in zip(TIME_MAJOR, rollout, strict=True)}
 
-    # CALCULATE ADVANTAGE, one gradient shard after the other
-    def shard_advantages(_, shard):
-        obs = shard["obs"]
-        _, values = agent.apply(state.params, obs.reshape(-1, *obs.shape[2:]))
-        values = values.reshape(obs.shape[:2])
-        terminations, truncations = shard["terminations"], shard["truncations"]
-        advantages = compute_gae(values[:-1], values[1:], shard["rewards"],
-                                 args.gamma * (1.0 - terminations),
-                                 1.0 - jnp.maximum(terminations, truncations), args.gae_lambda)
-        return None, (advantages, advantages + values[:-1])
+        # CALCULATE ADVANTAGE, one gradient shard after the other
+        def shard_advantages(_, shard):
+            obs = shard["obs"]
+            _, values = agent.apply(state.params, obs.reshape(-1, *obs.shape[2:]))
+            values = values.reshape(obs.shape[:2])
+            terminations, truncations = shard["terminations"], shard["truncations"]
+            advantages = compute_gae(values[:-1], values[1:], shard["rewards"],
+                                     args.gamma * (1.0 - terminations),
+                                     1.0 - jnp.maximum(terminations, truncations), args.gae_lambda)
+            return None, (advantages, advantages + values[:-1])
 
-    _, (advantages, returns) = jax.lax.scan(shard_advantages, None, shards)
+        _, (advantages, returns) = jax.lax.scan(shard_advantages, None, shards)
 
-    def flatten(x):  # [shards, steps, envs, ...] -> [shards, steps * envs, ...]
-        return x.reshape(x.shape[0], -1, *x.shape[3:])
+        def flatten(x):  # [shards, steps, envs, ...] -> [shards, steps * envs, ...]
+            return x.reshape(x.shape[0], -1, *x.shape[3:])
 
-    data = (flatten(shards["obs"][:, :-1]), flatten(shards["actions"]),
-            flatten(shards["logits"]), flatten(advantages), flatten(returns),
-            flatten(shards["masks"]))
+        data = (flatten(shards["obs"][:, :-1]), flatten(shards["actions"]),
+                flatten(shards["logits"]), flatten(advantages), flatten(returns),
+                flatten(shards["masks"]))
+        return data
 
-    # UPDATE NETWORK
-    def epoch_update(state, epoch):
-        epoch_key = jax.random.fold_in(key, epoch)
+    @on_learners((P("learner"), P(), P(), P(), P()), P("learner"))
+    def select(data, update, epoch, minibatch, shard):  # one shard of a minibatch
         # each shard shuffles its samples with its own key: the same minibatches on any
         # number of devices
-        permutations = jax.vmap(lambda shard_id: jax.random.permutation(
-            jax.random.fold_in(epoch_key, shard_id), data[0].shape[1]))(shard_ids)
+        shard_id = jax.lax.axis_index("learner") * shards_per_learner + shard
+        key = jax.random.fold_in(jax.random.fold_in(learner_key, update), epoch)
+        permutation = jax.random.permutation(jax.random.fold_in(key, shard_id), data[0].shape[1])
+        indices = permutation.reshape(args.num_minibatches, -1)[minibatch]
+        return tuple(x[shard][indices] for x in data)
 
-        def minibatch_update(state, indices):
-            def shard_gradient(_, shard):
-                shard_data, shard_indices = shard
-                (loss, aux), grads = loss_and_grad(
-                    state.params, *(x[shard_indices] for x in shard_data))
-                return None, (grads, (loss, *aux))
+    @on_learners((P(), P("learner")), P("learner"))
+    def shard_gradient(state, shard):  # one compiled step for every shard: the same bits
+        (loss, aux), grads = loss_and_grad(state.params, *shard)
+        return jax.tree.map(lambda x: x[None], (grads, (loss, *aux)))
 
-            _, (grads, losses) = jax.lax.scan(shard_gradient, None, (data, indices))
-            # Every shard's gradient, averaged in shard order: the same sums in the same
-            # order whatever the number of devices (a psum's order depends on it).
-            grads, losses = jax.tree.map(
-                lambda x: jax.lax.all_gather(x, "learner", tiled=True).mean(0), (grads, losses))
-            return state.apply_gradients(grads=grads), losses
+    @on_learners((P(), P("learner")), (P(), P()))
+    def apply_gradients(state, shards):
+        # averaged in shard order: the same sums whatever the number of devices (unlike a psum)
+        grads, losses = jax.tree.map(lambda *x: jax.lax.all_gather(
+            jnp.concatenate(x), "learner", tiled=True).mean(0), *shards)
+        return state.apply_gradients(grads=grads), losses
 
-        minibatches = permutations.reshape(shards_per_learner, args.num_minibatches,
-                                           -1).swapaxes(0, 1)
-        return jax.lax.scan(minibatch_update, state, minibatches)
+    @on_learners((P(), P("learner")), P())
+    def summarize(losses, episode_sums):
+        metrics = {name: values.mean()
+                   for name, values in zip(METRICS, jnp.array(losses).T, strict=True)}
+        for name, values in episode_sums.items():  # summed over every env of every process
+            metrics[name] = jax.lax.all_gather(values, "learner", tiled=True).sum()
+        return metrics
 
-    state, losses = jax.lax.scan(epoch_update, state, jnp.arange(args.update_epochs))
-    metrics = {name: jnp.mean(values) for name, values in zip(METRICS, losses, strict=True)}
-    for name in EPISODE_SUMS:  # summed over every env of every process
-        metrics[name] = jax.lax.all_gather(batch[name], "learner", tiled=True).sum()
-    return state, metrics
+    def update(state, batch, update_index):
+        data, losses = prepare(state, tuple(batch[name] for name in TIME_MAJOR)), []
+        # UPDATE NETWORK
+        for epoch, minibatch in itertools.product(range(args.update_epochs),
+                                                  range(args.num_minibatches)):
+            shards = [shard_gradient(state, select(data, update_index, epoch, minibatch, shard))
+                      for shard in range(shards_per_learner)]
+            state, minibatch_losses = apply_gradients(state, shards)
+            losses.append(minibatch_losses)
+        return state, summarize(losses, {name: batch[name] for name in EPISODE_SUMS})
+
+    return update
 
 
 def update_episode_stats(episode_return, reward, terminated, truncated, info):
@@ -515,8 +528,7 @@ def local(tree):
 
 
 def leave_at_once():
-    """The exit handler of a --distributed process that stops before training ends: exiting
-    normally it would hang in jax.distributed's shutdown barrier (docs/distributed.md)."""
+    """Exit handler of a --distributed process that stops early: a normal exit hangs in shutdown."""
     sys.stdout.flush()  # os._exit does not
     sys.stderr.flush()
     os._exit(1)
@@ -644,9 +656,7 @@ if __name__ == "__main__":
         np.shape(x), NamedSharding(mesh, P()), lambda index: np.asarray(x)[index]), host_state)
     batch_specs = {name: P(None, "learner") if name in TIME_MAJOR else P("learner")
                    for name in TIME_MAJOR + EPISODE_SUMS}
-    update_fn = jax.jit(jax.shard_map(
-        partial(learner_update, agent, args, num_shards // num_learners, learner_key), mesh=mesh,
-        in_specs=(P(), batch_specs, P()), out_specs=(P(), P()), check_vma=False))
+    update_fn = make_learner_update(agent, args, mesh, num_shards // num_learners, learner_key)
 
     # Global env order: process, actor device, thread, env. Learner device j of a process takes
     # its process's envs [j * envs_per_learner, (j + 1) * envs_per_learner): from each actor
@@ -716,11 +726,9 @@ if __name__ == "__main__":
         # actors' last rollout is already in after the last update
         if update < num_updates:
             params = local(agent_state.params)
-            for device_index, device in enumerate(actor_devices):
-                device_params = jax.device_put(params, device)
-                for thread_index in range(args.num_actor_threads):
-                    params_queues[device_index * args.num_actor_threads + thread_index].put(
-                        device_params)
+            device_params = [jax.device_put(params, device) for device in actor_devices]
+            for thread_id, params_queue in enumerate(params_queues):
+                params_queue.put(device_params[thread_id // args.num_actor_threads])
 
         # TRY NOT TO MODIFY: record rewards for plotting purposes
         global_step = update * batch_size
@@ -738,10 +746,8 @@ if __name__ == "__main__":
                    "stats/rollout_queue_get_time": rollout_queue_get_time,
                    "stats/training_time": training_time,
                    "stats/params_queue_put_time": time.time() - put_start,
-                   "stats/rollout_queue_size": sum(rollout_queue.qsize()
-                                                   for rollout_queue in rollout_queues),
-                   "stats/params_queue_size": sum(params_queue.qsize()
-                                                  for params_queue in params_queues),
+                   "stats/rollout_queue_size": sum(map(queue.Queue.qsize, rollout_queues)),
+                   "stats/params_queue_size": sum(map(queue.Queue.qsize, params_queues)),
                    **{f"stats/{name}": np.mean([timings[name] for _, timings in payloads])
                       for name in payloads[0][1]}}
         if metrics["episode_count"] > 0:  # the episodes that ended in this rollout, in every env

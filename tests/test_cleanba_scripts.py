@@ -356,7 +356,6 @@ def sgd_step_of_ppo_update(batch: dict, num_devices: int) -> list[np.ndarray]:
     """The change of every parameter leaf in one ppo_distributed.py update (1 epoch, 1
     minibatch, plain SGD with step 1, so the change is minus the reduced gradient) of `batch`,
     one gradient shard of 2 envs per learner device, on the first `num_devices` devices."""
-    from functools import partial
 
     import jax
     import optax
@@ -374,9 +373,7 @@ def sgd_step_of_ppo_update(batch: dict, num_devices: int) -> list[np.ndarray]:
                            NamedSharding(mesh, P()))
     specs = {name: P(None, "learner") if name in ppo.TIME_MAJOR else P("learner")
              for name in batch}
-    update = jax.jit(jax.shard_map(
-        partial(ppo.learner_update, agent, args, 1, np.asarray(jax.random.PRNGKey(1))),
-        mesh=mesh, in_specs=(P(), specs, P()), out_specs=(P(), P()), check_vma=False))
+    update = ppo.make_learner_update(agent, args, mesh, 1, np.asarray(jax.random.PRNGKey(1)))
     batch = {name: jax.device_put(x, NamedSharding(mesh, specs[name])) for name, x in batch.items()}
     new_state, _ = update(state, batch, np.uint32(1))
     return [np.asarray(new) - np.asarray(old) for new, old in

@@ -26,7 +26,7 @@ INTENDED = {
     ("ppo_atari_envpool", "ppo_mujoco_envpool"): {"make_env", "Agent"},
     ("ppo_atari_envpool_async", "ppo_mujoco_envpool"): {"make_env", "Agent"},
     # IMPALA and PPO: different losses and learner updates.
-    ("impala_atari", "ppo_distributed"): {"learner_update"},
+    ("impala_atari", "ppo_distributed"): {"make_learner_update"},
     # The compiled MuJoCo script: a Gaussian policy, no actor threads, its own checkpoint.
     ("impala_atari", "ppo_mujoco_envpool_xla_jax"): {"make_env", "Agent", "evaluation_policy"},
     ("ppo_distributed", "ppo_mujoco_envpool_xla_jax"): {"make_env", "Agent",
