@@ -51,6 +51,21 @@ REFERENCES: dict[str, tuple[float, float, int, str]] = {
     "Breakout-v5": (211.24, 151.84, 10_000_000, CLEANRL_ATARI),
     "Pong-v5": (20.45, 0.09, 10_000_000, CLEANRL_ATARI),
 }
+# Cleanba's Atari table (1 A100, 10 CPU, 200M frames): the JAX scripts' own references.
+CLEANBA_ATARI = "https://github.com/vwxyzjn/cleanba/blob/main/static/cleanba/main_10CPU.csv"
+SCRIPT_REFERENCES: dict[tuple[str, str], tuple[float, float, int, str]] = {
+    # (script, task) -> as REFERENCES, where a script's reference is another project's.
+    ("impala_atari", "Breakout-v5"): (482.12, 9.36, 50_000_000, CLEANBA_ATARI),
+    ("ppo_distributed", "Breakout-v5"): (422.21, 6.83, 50_000_000, CLEANBA_ATARI),
+}
+
+
+def reference_of(task: str, scripts: set[str]) -> tuple[str, tuple[float, float, int, str]] | None:
+    """(who published it, figure) of the runs of `task` by `scripts`: their script's own
+    reference when they are all of one script that has one, else the task's (CleanRL's)."""
+    if len(scripts) == 1 and (next(iter(scripts)), task) in SCRIPT_REFERENCES:
+        return "Cleanba", SCRIPT_REFERENCES[next(iter(scripts)), task]
+    return ("CleanRL", REFERENCES[task]) if task in REFERENCES else None
 
 
 def system_of(label: str) -> str:
@@ -187,7 +202,7 @@ def learning_curves(
     """One row per task: return against env steps and against wall time, mean over seeds.
 
     Runs of one (system, script) in a task are aggregated; the reference of the task, if
-    `REFERENCES` has one, is a dashed line with its ± std band; `target`, a dotted one. The
+    `reference_of` finds one, is a dashed line with its ± std band; `target`, a dotted one. The
     wall-time panel shows each run on its own. Returns the aggregates drawn against env steps,
     by task and label, so callers and tests can check the figure's numbers."""
     plt = _pyplot()
@@ -235,14 +250,15 @@ def learning_curves(
                         linewidth=0.9,
                         alpha=0.8,
                     )
-        ref = REFERENCES.get(task) if references else None
+        scripts = {r["script"] for r in runs if r["task"] == task}
+        publisher, ref = (reference_of(task, scripts) if references else None) or (None, None)
         longest = max(r["steps"][-1] for r in runs if r["task"] == task)
         if ref and longest < ref[2] / 2:
             # A line at a 10M-step score would flatten curves of a short budget to nothing.
             row[0].text(
                 0.01,
                 0.98,
-                f"CleanRL's published figure: {ref[0]:,.2f} ± {ref[1]:,.2f}"
+                f"{publisher}'s published figure: {ref[0]:,.2f} ± {ref[1]:,.2f}"
                 f" at {ref[2] / 1e6:g}M steps (off this budget's scale)",
                 transform=row[0].transAxes,
                 va="top",
@@ -253,12 +269,12 @@ def learning_curves(
             for ax in row:
                 ax.axhline(
                     mean,
-                    color=COLORS["CleanRL"],
+                    color=COLORS[publisher],
                     linestyle="--",
                     linewidth=1,
-                    label=f"CleanRL's published mean ± std at {at / 1e6:g}M steps",
+                    label=f"{publisher}'s published mean ± std at {at / 1e6:g}M steps",
                 )
-                ax.axhspan(mean - std, mean + std, color=COLORS["CleanRL"], alpha=0.08)
+                ax.axhspan(mean - std, mean + std, color=COLORS[publisher], alpha=0.08)
         if target is not None:
             for ax in row:
                 ax.axhline(

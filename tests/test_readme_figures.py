@@ -10,8 +10,8 @@ standard deviation of the final returns over the cited runs; a time-to-score tab
 `time_to_score.py` JSON) a figure of the runs of the task and the system its row names (the
 system in backticks): a run's time to the target, best return, steps or return at given steps,
 their median over the system's runs, or its mean load average. Columns that quote a
-reference's published figure (CleanRL's, the paper's), which no results file here holds, are
-not looked up.
+reference's published figure (CleanRL's, Cleanba's, the paper's), which no results file here
+holds, are not looked up.
 Numbers are compared at the precision the README prints them.
 """
 
@@ -32,7 +32,7 @@ CITATION = re.compile(r"benchmark/results/([\w.{},-]+?)\.json")
 NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?![\w.])")
 # A header that marks a table as one of figures: it must cite its results file.
 FIGURE_HEADER = re.compile(r"FPS|SPS|steps/s|return|score", re.IGNORECASE)
-REFERENCE_COLUMN = re.compile(r"reference|CleanRL|paper", re.IGNORECASE)
+REFERENCE_COLUMN = re.compile(r"reference|CleanRL|Cleanba|paper", re.IGNORECASE)
 # The frame skip of each task of the paper's table (FPS = steps/s x frame skip).
 FRAME_SKIP = {"Pong": 4, "Ant": 5}
 
