@@ -288,10 +288,9 @@ def make_learner_update(agent, args, mesh, shards_per_learner, learner_key):
         def flatten(x):  # [shards, steps, envs, ...] -> [shards, steps * envs, ...]
             return x.reshape(x.shape[0], -1, *x.shape[3:])
 
-        data = (flatten(shards["obs"][:, :-1]), flatten(shards["actions"]),
+        return (flatten(shards["obs"][:, :-1]), flatten(shards["actions"]),
                 flatten(shards["logits"]), flatten(advantages), flatten(returns),
                 flatten(shards["masks"]))
-        return data
 
     @on_learners((P("learner"), P(), P(), P(), P()), P("learner"))
     def select(data, update, epoch, minibatch, shard):  # one shard of a minibatch

@@ -53,18 +53,19 @@ REFERENCES: dict[str, tuple[float, float, int, str]] = {
 }
 # Cleanba's Atari table (1 A100, 10 CPU, 200M frames): the JAX scripts' own references.
 CLEANBA_ATARI = "https://github.com/vwxyzjn/cleanba/blob/main/static/cleanba/main_10CPU.csv"
-SCRIPT_REFERENCES: dict[tuple[str, str], tuple[float, float, int, str]] = {
-    # (script, task) -> as REFERENCES, where a script's reference is another project's.
-    ("impala_atari", "Breakout-v5"): (482.12, 9.36, 50_000_000, CLEANBA_ATARI),
-    ("ppo_distributed", "Breakout-v5"): (422.21, 6.83, 50_000_000, CLEANBA_ATARI),
+SCRIPT_REFERENCES: dict[tuple[str, str], tuple[str, tuple[float, float, int, str]]] = {
+    # (script, task) -> (publisher, as REFERENCES), where a script's reference is another's.
+    ("impala_atari", "Breakout-v5"): ("Cleanba", (482.12, 9.36, 50_000_000, CLEANBA_ATARI)),
+    ("ppo_distributed", "Breakout-v5"): ("Cleanba", (422.21, 6.83, 50_000_000, CLEANBA_ATARI)),
 }
 
 
 def reference_of(task: str, scripts: set[str]) -> tuple[str, tuple[float, float, int, str]] | None:
-    """(who published it, figure) of the runs of `task` by `scripts`: their script's own
-    reference when they are all of one script that has one, else the task's (CleanRL's)."""
-    if len(scripts) == 1 and (next(iter(scripts)), task) in SCRIPT_REFERENCES:
-        return "Cleanba", SCRIPT_REFERENCES[next(iter(scripts)), task]
+    """(publisher, figure) of the runs of `task` by `scripts`: their script's own reference
+    when they are all of one script that has one, else the task's (CleanRL's)."""
+    (script, *others) = sorted(scripts)
+    if not others and (script, task) in SCRIPT_REFERENCES:
+        return SCRIPT_REFERENCES[script, task]
     return ("CleanRL", REFERENCES[task]) if task in REFERENCES else None
 
 
