@@ -30,6 +30,7 @@
 #endif
 #ifdef ENVPOOL_CORE_WITH_MUJOCO
 #include "dm_control/register.h"
+#include "mujoco/egl_context.h"
 #include "mujoco/mujoco_renderer.h"
 #include "mujoco/register.h"
 #endif
@@ -475,6 +476,8 @@ NB_MODULE(_core, m) {
           RegisterDmControlTasks(TaskRegistry::Global(), suite_dir);
         },
         "Registers the DeepMind Control Suite's tasks, reading models from suite_dir.");
+  m.def("set_libraries_loaded_before_egl", &mujoco::SetLibrariesLoadedBeforeEgl,
+        "Libraries the first render loads before libEGL (egl_context.h says why).");
   m.def("live_render_contexts", &mujoco::LiveRenderContexts,
         "The OpenGL contexts MuJoCo's renderer holds now, one per thread that rendered.");
 #endif

@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace envpool_core::mujoco {
@@ -157,8 +159,23 @@ EGLDisplay OpenDisplay(const Egl& egl, std::string* error) {
   return nullptr;
 }
 
+std::mutex& LoadedBeforeEglMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+std::vector<std::string>& LoadedBeforeEgl() {
+  static std::vector<std::string> paths;
+  return paths;
+}
+
 Egl Load() {
   Egl egl;
+  {
+    std::lock_guard<std::mutex> lock(LoadedBeforeEglMutex());
+    // Never closed: the library's own import later finds it loaded.
+    for (const std::string& path : LoadedBeforeEgl()) dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  }
   void* lib = dlopen("libEGL.so.1", RTLD_NOW | RTLD_GLOBAL);
   if (lib == nullptr) {
     const char* why = dlerror();
@@ -213,6 +230,11 @@ const Egl& Loaded() {
 }
 
 }  // namespace
+
+void SetLibrariesLoadedBeforeEgl(std::vector<std::string> paths) {
+  std::lock_guard<std::mutex> lock(LoadedBeforeEglMutex());
+  LoadedBeforeEgl() = std::move(paths);
+}
 
 void CheckEglAvailable() {
   const Egl& egl = Loaded();

@@ -12,9 +12,24 @@
 // libEGL is opened RTLD_GLOBAL so that MuJoCo's OpenGL loader (mjr_makeContext)
 // finds eglGetProcAddress in the global symbol table and gets every GL function
 // through it (libglvnd's dispatch): no libGL.so.1 or libOpenGL.so.0 is needed.
+//
+// Mesa's loader opens its driver RTLD_GLOBAL, which puts Mesa's libLLVM in the
+// process's global symbol table. A library that carries its own LLVM and
+// exports its symbols (triton, which torch.compile and torch._dynamo import)
+// binds its LLVM calls to Mesa's copy when it is loaded afterwards, and
+// crashes in its initialisers. Loaded before libEGL, it binds to its own copy:
+// SetLibrariesLoadedBeforeEgl names such libraries (the Python layer finds
+// them), and the first render loads them first.
 #pragma once
 
+#include <string>
+#include <vector>
+
 namespace envpool_core::mujoco {
+
+// Libraries to dlopen (RTLD_LOCAL) just before libEGL is first loaded; one that
+// fails to load is skipped. Takes effect only before the first render.
+void SetLibrariesLoadedBeforeEgl(std::vector<std::string> paths);
 
 // Throws the std::runtime_error a first frame would throw when EGL cannot be
 // loaded or has no usable display: lets a pool that must render to step

@@ -16,6 +16,16 @@ def _package_dir(name: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
+def _libraries_loaded_before_egl() -> list[str]:
+    """The installed libraries that carry their own LLVM with its symbols exported: the first
+    render loads them before Mesa puts its LLVM in the global symbol table, so that they bind
+    to their own copy when they are imported later (egl_context.h). Found without importing."""
+    triton_dir = _package_dir("triton")
+    if triton_dir is None or not (triton_dir / "_C" / "libtriton.so").is_file():
+        return []
+    return [str(triton_dir / "_C" / "libtriton.so")]
+
+
 def _register_families() -> None:
     """Registers the Atari, MuJoCo and DeepMind Control Suite tasks from the installed data
     packages (ale_py's ROMs, gymnasium's and dm_control's MuJoCo models)."""
@@ -24,6 +34,7 @@ def _register_families() -> None:
         if ale_dir is not None and (ale_dir / "roms").is_dir():
             _core.register_atari_tasks(str(ale_dir / "roms"))
     if hasattr(_core, "register_mujoco_tasks"):
+        _core.set_libraries_loaded_before_egl(_libraries_loaded_before_egl())
         gym_dir = _package_dir("gymnasium")
         if gym_dir is not None:
             _core.register_mujoco_tasks(str(gym_dir / "envs" / "mujoco" / "assets"))
