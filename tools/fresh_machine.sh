@@ -66,6 +66,7 @@ mount --bind /sys "$root/sys"
 mount --bind /dev "$root/dev"
 mount --bind /dev/pts "$root/dev/pts"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+echo "127.0.1.1 $(hostname)" >>"$root/etc/hosts"  # sudo looks the host's name up
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/host-ca-bundle.crt"
 printf 'Acquire::Retries "5";\n' >"$root/etc/apt/apt.conf.d/80retries"
 timed debootstrap
