@@ -51,7 +51,7 @@ timed() {  # timed NAME: prints how long the step since the last call took
 work=$(mktemp -d "${FRESH_MACHINE_DIR:-/var/tmp}/fresh-$suite.XXXXXX")
 root=$work/root
 cleanup() {
-  for mount_point in dev/pts dev sys proc; do
+  for mount_point in dev/shm dev/pts dev sys proc; do
     mountpoint -q "$root/$mount_point" && umount -l "$root/$mount_point"
   done
   if [ "$keep" = --keep ]; then echo "+ root kept at $root"; else rm -rf "$work"; fi
@@ -65,6 +65,7 @@ mount -t proc proc "$root/proc"
 mount --bind /sys "$root/sys"
 mount --bind /dev "$root/dev"
 mount --bind /dev/pts "$root/dev/pts"
+mount -t tmpfs -o mode=1777 shm "$root/dev/shm"  # shared memory a user may write (multiprocessing)
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 echo "127.0.1.1 $(hostname)" >>"$root/etc/hosts"  # sudo looks the host's name up
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/host-ca-bundle.crt"
