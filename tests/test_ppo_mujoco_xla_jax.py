@@ -133,13 +133,13 @@ def test_running_statistics_skip_masked_rows(script) -> None:
     batches = [rng.normal(3.0, 2.0, size=(8, 3)).astype(np.float32) for _ in range(5)]
     masks = [rng.random(8) < 0.6 for _ in batches]
     masks[2][:] = False  # a batch with no rows leaves the statistics as they were
-    rms = (np.zeros(3, np.float32), np.ones(3, np.float32), np.float32(1e-4))
+    rms = script.RunningStats(np.zeros(3, np.float32), np.ones(3, np.float32), np.float32(1e-4))
     for x, mask in zip(batches, masks, strict=True):
         rms = script.rms_update(rms, x, mask)
     kept = np.concatenate([x[m] for x, m in zip(batches, masks, strict=True)])
-    np.testing.assert_allclose(rms[0], kept.mean(0), rtol=1e-4)
-    np.testing.assert_allclose(rms[1], kept.var(0), rtol=1e-3)
-    np.testing.assert_allclose(rms[2], len(kept) + 1e-4, rtol=1e-6)
+    np.testing.assert_allclose(rms.mean, kept.mean(0), rtol=1e-4)
+    np.testing.assert_allclose(rms.var, kept.var(0), rtol=1e-3)
+    np.testing.assert_allclose(rms.count, len(kept) + 1e-4, rtol=1e-6)
 
 
 @pytest.mark.parametrize(("args", "message"), [
