@@ -41,7 +41,7 @@ class Args:
     exp_name: str = os.path.basename(__file__)[: -len(".py")]
     """the name of this experiment"""
     seed: int = 1
-    """seed of the experiment (env i is seeded with seed + i)"""
+    """seed of the experiment (env i of n is seeded with seed * n + i)"""
     track: bool = False
     """if toggled, this experiment will be tracked with Weights and Biases (pip install wandb)"""
     wandb_project_name: str = "cleanRL"
@@ -101,7 +101,7 @@ def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
     # No wrappers: normalisation and action clipping are in the compiled step.
     limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     return envpool.make(env_id, env_type="gymnasium", num_envs=num_envs, batch_size=batch_size,
-                        seed=seed, **limit)
+                        seed=[seed * num_envs + i for i in range(num_envs)], **limit)
 
 
 def layer_init(features, std=2**0.5, bias_const=0.0):
@@ -246,8 +246,8 @@ if __name__ == "__main__":
         value = getattr(args, name)
         if value is not None and value < least:
             sys.exit(f"error: --{name.replace('_', '-')} must be at least {least}, not {value}")
-    if not 0 <= args.seed < 2**32:
-        sys.exit("error: --seed must be in [0, 2**32)")
+    if not 0 <= args.seed < 2**32 // max(args.num_envs, args.eval_episodes):  # env seeds 32-bit
+        sys.exit("error: --seed * --num-envs (and * --eval-episodes) must be below 2**32")
     batch_size = args.num_envs * args.num_steps
     num_iterations = 0 if checkpoint else args.total_timesteps // batch_size
     for condition, message in (
