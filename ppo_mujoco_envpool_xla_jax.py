@@ -247,7 +247,7 @@ if __name__ == "__main__":
         if value is not None and value < least:
             sys.exit(f"error: --{name.replace('_', '-')} must be at least {least}, not {value}")
     if not 0 <= args.seed < 2**32 // max(args.num_envs, args.eval_episodes):  # env seeds 32-bit
-        sys.exit("error: --seed * --num-envs (and * --eval-episodes) must be below 2**32")
+        sys.exit("error: --seed must be in [0, 2**32 // max(--num-envs, --eval-episodes))")
     batch_size = args.num_envs * args.num_steps
     num_iterations = 0 if checkpoint else args.total_timesteps // batch_size
     for condition, message in (

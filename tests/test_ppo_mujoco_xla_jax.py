@@ -161,7 +161,7 @@ def test_seeds_give_runs_disjoint_env_streams(script) -> None:
     (["--env-id", "CheetahRun-v1"], "error: CheetahRun-v1 needs box actions and one observation"),
     (["--env-id", "Antt-v4"], "error: unknown --env-id 'Antt-v4'; did you mean Ant-v4"),
     (["--num-minibatches", "3"], "must divide into --num-minibatches 3 of at least 8 samples"),
-    (["--seed", str(2**32 // 64)], "--seed * --num-envs (and * --eval-episodes) must be below"),
+    (["--seed", str(2**32 // 64)], "--seed must be in [0, 2**32 // max(--num-envs, --eval-e"),
 ])
 def test_a_misuse_stops_with_one_error_line(tmp_path: Path, args: list, message: str) -> None:
     # Four cases: each one imports JAX, Flax and PyTorch's TensorBoard writer (seconds each).
