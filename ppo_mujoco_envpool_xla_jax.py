@@ -14,7 +14,7 @@ import json
 import os
 import sys
 import time
-from collections import deque
+from collections import deque, namedtuple
 from dataclasses import dataclass
 from difflib import get_close_matches
 
@@ -41,7 +41,7 @@ class Args:
     exp_name: str = os.path.basename(__file__)[: -len(".py")]
     """the name of this experiment"""
     seed: int = 1
-    """seed of the experiment (env i is seeded with seed + i)"""
+    """seed of the experiment (env i of n is seeded with seed * n + i)"""
     track: bool = False
     """if toggled, this experiment will be tracked with Weights and Biases (pip install wandb)"""
     wandb_project_name: str = "cleanRL"
@@ -101,7 +101,7 @@ def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
     # No wrappers: normalisation and action clipping are in the compiled step.
     limit = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     return envpool.make(env_id, env_type="gymnasium", num_envs=num_envs, batch_size=batch_size,
-                        seed=seed, **limit)
+                        seed=[seed * num_envs + i for i in range(num_envs)], **limit)
 
 
 def layer_init(features, std=2**0.5, bias_const=0.0):
@@ -131,27 +131,36 @@ def normal_logprob(mean, logstd, action):
             - 0.5 * jnp.log(2 * jnp.pi)).sum(-1)
 
 
+# Named fields (pytrees, as tuples are). The rollout, [num_steps, num_envs, ...]: obs normalised,
+# action before clipping, value the critic's (standardized), mask 0 where not trained on.
+Transition = namedtuple("Transition", "obs action logprob value reward terminated truncated "
+                        "mask env_id elapsed_step")
+Batch = namedtuple("Batch", "obs action logprob advantage target value mask")  # for the update
+RunningStats = namedtuple("RunningStats", "mean var count")  # as gymnasium's normalize wrappers'
+# What an iteration hands the next, and each step of its scans the next (handle: xla()'s state).
+Carry = namedtuple("Carry", "handle params opt_state learning_rate obs done obs_rms value_rms key")
+
+
 def rms_update(rms, x, mask):
-    """Merges the rows of x where mask is set into running (mean, var, count), with Chan et
-    al.'s parallel algorithm (gymnasium's normalize wrappers' statistics); no rows: unchanged."""
-    mean, var, count = rms
+    """Merges the rows of x where mask is set into RunningStats, with Chan et al.'s parallel
+    algorithm (gymnasium's normalize wrappers' statistics); no rows: unchanged."""
     weight = mask.astype(jnp.float32).reshape(-1, *(1,) * (x.ndim - 1))
     n = weight.sum()
     batch_mean = (weight * x).sum(0) / jnp.maximum(n, 1.0)
     batch_var = (weight * (x - batch_mean) ** 2).sum(0) / jnp.maximum(n, 1.0)
-    delta, total = batch_mean - mean, count + n
-    return (mean + delta * n / total,
-            (var * count + batch_var * n + delta**2 * count * n / total) / total, total)
+    delta, total = batch_mean - rms.mean, rms.count + n
+    return RunningStats(rms.mean + delta * n / total, (rms.var * rms.count + batch_var * n
+                        + delta**2 * rms.count * n / total) / total, total)
 
 
 def normalize(rms, obs):
-    return jnp.clip((obs - rms[0]) / jnp.sqrt(rms[1] + 1e-8), -10, 10)
+    return jnp.clip((obs - rms.mean) / jnp.sqrt(rms.var + 1e-8), -10, 10)
 
 
 def standardize(rms, x, inverse=False):
     """(x - running mean) / running std, or back with inverse (rl_games' normalize_value)."""
-    std = jnp.sqrt(rms[1] + 1e-8)
-    return x * std + rms[0] if inverse else (x - rms[0]) / std
+    std = jnp.sqrt(rms.var + 1e-8)
+    return x * std + rms.mean if inverse else (x - rms.mean) / std
 
 
 def compute_gae(values, next_values, rewards, discounts, continues, gae_lambda):
@@ -237,8 +246,8 @@ if __name__ == "__main__":
         value = getattr(args, name)
         if value is not None and value < least:
             sys.exit(f"error: --{name.replace('_', '-')} must be at least {least}, not {value}")
-    if not 0 <= args.seed < 2**32:
-        sys.exit("error: --seed must be in [0, 2**32)")
+    if not 0 <= args.seed < 2**32 // max(args.num_envs, args.eval_episodes):  # env seeds 32-bit
+        sys.exit("error: --seed must be in [0, 2**32 // max(--num-envs, --eval-episodes))")
     batch_size = args.num_envs * args.num_steps
     num_iterations = 0 if checkpoint else args.total_timesteps // batch_size
     for condition, message in (
@@ -275,9 +284,8 @@ if __name__ == "__main__":
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
     video_dir = f"videos/{run_name}" if args.capture_video else None
     if checkpoint is not None:
-        saved_rms = checkpoint["obs_rms"]
-        act = evaluation_policy(agent, checkpoint["params"], (
-            saved_rms["mean"], saved_rms["var"], saved_rms["count"]), args.seed, low, high)
+        act = evaluation_policy(agent, checkpoint["params"],
+                                RunningStats(**checkpoint["obs_rms"]), args.seed, low, high)
         results = evaluate(act, args.env_id, args.eval_episodes, args.seed,
                            args.max_episode_steps, video_dir)
         for i, (ret, length) in enumerate(results):
@@ -294,8 +302,7 @@ if __name__ == "__main__":
     writer.add_text("hyperparameters", f"|param|value|\n|-|-|\n{table}")
 
     # TRY NOT TO MODIFY: seeding
-    key = jax.random.PRNGKey(args.seed)
-    key, params_key = jax.random.split(key)
+    key, params_key = jax.random.split(jax.random.PRNGKey(args.seed))
     envs = make_env(args.env_id, args.num_envs, args.num_envs, args.seed, args.max_episode_steps)
     handle, _, _, step_env = envs.xla()
 
@@ -305,106 +312,100 @@ if __name__ == "__main__":
     # Adam without its learning rate, which is carried (and adapted) by the compiled iteration.
     tx = optax.chain(optax.clip_by_global_norm(args.max_grad_norm), optax.scale_by_adam(eps=1e-5))
 
-    def ppo_loss(params, obs, actions, logprobs, advantages, returns, values, mask):
+    def ppo_loss(params, minibatch):
         """CleanRL's clipped losses, averaged over the steps whose action the engine used."""
-        mean_action, logstd, newvalue = agent.apply(params, obs)
-        logratio = normal_logprob(mean_action, logstd, actions) - logprobs
+        mean_action, logstd, newvalue = agent.apply(params, minibatch.obs)
+        logratio = normal_logprob(mean_action, logstd, minibatch.action) - minibatch.logprob
         ratio = jnp.exp(logratio)
+        advantages, old_value, target = minibatch.advantage, minibatch.value, minibatch.target
 
         def mean(x):
-            return (x * mask).sum() / jnp.maximum(mask.sum(), 1.0)
+            return (x * minibatch.mask).sum() / jnp.maximum(minibatch.mask.sum(), 1.0)
 
         if args.norm_adv:
             advantages = (advantages - mean(advantages)) / (
                 jnp.sqrt(mean((advantages - mean(advantages)) ** 2)) + 1e-8)
         pg_loss = mean(jnp.maximum(-advantages * ratio, -advantages * jnp.clip(
             ratio, 1 - args.clip_coef, 1 + args.clip_coef)))
-        v_clipped = values + jnp.clip(newvalue - values, -args.clip_coef, args.clip_coef)
-        v_loss = 0.5 * mean(jnp.maximum((newvalue - returns) ** 2, (v_clipped - returns) ** 2))
+        v_clipped = old_value + jnp.clip(newvalue - old_value, -args.clip_coef, args.clip_coef)
+        v_loss = 0.5 * mean(jnp.maximum((newvalue - target) ** 2, (v_clipped - target) ** 2))
         entropy = (logstd + 0.5 * jnp.log(2 * jnp.pi * jnp.e)).sum()
         loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
-        approx_kl = mean((ratio - 1) - logratio)
-        clipfrac = mean((jnp.abs(ratio - 1) > args.clip_coef).astype(jnp.float32))
-        return loss, (pg_loss, v_loss, entropy, approx_kl, clipfrac)
+        return loss, {"loss": loss, "policy_loss": pg_loss, "value_loss": v_loss,
+                      "entropy": entropy, "approx_kl": mean((ratio - 1) - logratio),
+                      "clipfrac": mean((jnp.abs(ratio - 1) > args.clip_coef).astype(jnp.float32))}
 
     def iteration(carry, iteration_index):
         """One rollout of num_steps x num_envs through xla(), GAE and the update epochs."""
-        handle, params, opt_state, lr, obs, done, obs_rms, value_rms, key = carry
-
         # ALGO LOGIC: action logic, then TRY NOT TO MODIFY: execute the game, inside the scan
         def env_step(carry, step_key):
-            handle, obs, done, obs_rms = carry
-            mean_action, logstd, value = agent.apply(params, obs)
-            value = standardize(value_rms, value, inverse=True)
+            mean_action, logstd, value = agent.apply(carry.params, carry.obs)
             action = mean_action + jnp.exp(logstd) * jax.random.normal(step_key, mean_action.shape)
             logprob = normal_logprob(mean_action, logstd, action)
             # The Gaussian sample is unbounded; the env gets it clipped to the box (ClipAction).
             handle, (next_obs, reward, terminated, truncated, info) = step_env(
-                handle, jnp.clip(action, low, high))
-            obs_rms = rms_update(obs_rms, next_obs, jnp.ones_like(done))
+                carry.handle, jnp.clip(action, low, high))
+            obs_rms = rms_update(carry.obs_rms, next_obs, jnp.ones_like(carry.done))
+            next_carry = carry._replace(handle=handle, obs=normalize(obs_rms, next_obs), done=(
+                terminated | truncated).astype(jnp.float32), obs_rms=obs_rms)
             # A done in `done` means obs is a final observation: the engine ignores the action
             # taken on it (it resets the env instead), so this step is not trained on.
-            out = (obs, action, logprob, value, reward, terminated, truncated, 1.0 - done,
-                   info["env_id"], info["elapsed_step"])
-            next_done = (terminated | truncated).astype(jnp.float32)
-            return (handle, normalize(obs_rms, next_obs), next_done, obs_rms), out
+            return next_carry, Transition(carry.obs, action, logprob, value, reward, terminated,
+                truncated, 1.0 - carry.done, info["env_id"], info["elapsed_step"])
 
-        key, rollout_key, update_key = jax.random.split(key, 3)
-        (handle, obs, done, obs_rms), rollout = jax.lax.scan(
-            env_step, (handle, obs, done, obs_rms),
-            jax.random.split(rollout_key, args.num_steps))
-        b_obs, actions, logprobs, values, rewards, terminated, truncated, masks = rollout[:8]
-        next_values = jnp.concatenate([values[1:], standardize(
-            value_rms, agent.apply(params, obs)[2], inverse=True)[None]])
-        advantages = compute_gae(values, next_values, rewards, args.gamma * (1.0 - terminated),
-                                 1.0 - (terminated | truncated), args.gae_lambda)
-        # The critic learns returns standardized by statistics that include this batch's.
-        value_rms = rms_update(value_rms, (advantages + values).reshape(-1), masks.reshape(-1))
-        returns = standardize(value_rms, advantages + values)
-        batch = jax.tree.map(lambda x: x.reshape(batch_size, *x.shape[2:]), (
-            b_obs, actions, logprobs, advantages, returns, standardize(value_rms, values), masks))
+        key, rollout_key, update_key = jax.random.split(carry.key, 3)
+        carry, rollout = jax.lax.scan(env_step, carry._replace(key=key),
+                                      jax.random.split(rollout_key, args.num_steps))
+        # Value normalisation, all here: the critic predicts returns standardized by value_rms.
+        values = standardize(carry.value_rms, jnp.concatenate(
+            [rollout.value, agent.apply(carry.params, carry.obs)[2][None]]), inverse=True)
+        advantages = compute_gae(values[:-1], values[1:], rollout.reward,
+                                 args.gamma * (1.0 - rollout.terminated),
+                                 1.0 - (rollout.terminated | rollout.truncated), args.gae_lambda)
+        returns, values = advantages + values[:-1], values[:-1]
+        value_rms = rms_update(carry.value_rms, returns.reshape(-1), rollout.mask.reshape(-1))
+        batch = jax.tree.map(lambda x: x.reshape(batch_size, *x.shape[2:]), Batch(
+            rollout.obs, rollout.action, rollout.logprob, advantages,
+            standardize(value_rms, returns), standardize(value_rms, values), rollout.mask))
 
         # UPDATE NETWORK: epochs of shuffled minibatches, the learning rate adapted after each
         def minibatch_update(carry, minibatch):
-            params, opt_state, lr = carry
-            (loss, aux), grads = jax.value_and_grad(ppo_loss, has_aux=True)(params, *minibatch)
-            updates, opt_state = tx.update(grads, opt_state)
-            params = optax.apply_updates(params, jax.tree.map(lambda u: -lr * u, updates))
+            (_, aux), grads = jax.value_and_grad(ppo_loss, has_aux=True)(carry.params, minibatch)
+            updates, opt_state = tx.update(grads, carry.opt_state)
+            lr, kl = carry.learning_rate, aux["approx_kl"]
+            params = optax.apply_updates(carry.params, jax.tree.map(lambda u: -lr * u, updates))
             if args.kl_threshold is not None:  # rl_games' adaptive schedule
-                lr = jnp.where(aux[3] > 2 * args.kl_threshold, jnp.maximum(lr / 1.5, 1e-6), lr)
-                lr = jnp.where(aux[3] < 0.5 * args.kl_threshold, jnp.minimum(lr * 1.5, 1e-2), lr)
-            return (params, opt_state, lr), (loss, *aux)
+                lr = jnp.where(kl > 2 * args.kl_threshold, jnp.maximum(lr / 1.5, 1e-6), lr)
+                lr = jnp.where(kl < 0.5 * args.kl_threshold, jnp.minimum(lr * 1.5, 1e-2), lr)
+            return carry._replace(params=params, opt_state=opt_state, learning_rate=lr), aux
 
         def epoch_update(carry, epoch_key):
             order = jax.random.permutation(epoch_key, batch_size)
-            minibatches = jax.tree.map(
-                lambda x: x[order].reshape(args.num_minibatches, -1, *x.shape[1:]), batch)
-            return jax.lax.scan(minibatch_update, carry, minibatches)
+            return jax.lax.scan(minibatch_update, carry, jax.tree.map(  # shuffled minibatches
+                lambda x: x[order].reshape(args.num_minibatches, -1, *x.shape[1:]), batch))
 
         if args.kl_threshold is None and args.anneal_lr:
-            lr = args.learning_rate * (1.0 - iteration_index / num_iterations)
-        (params, opt_state, lr), metrics = jax.lax.scan(
-            epoch_update, (params, opt_state, lr), jax.random.split(update_key, args.update_epochs))
-        y_pred, y_true = values.reshape(-1), (advantages + values).reshape(-1)
-        explained_var = 1 - jnp.var(y_true - y_pred) / jnp.var(y_true)
-        metrics = {name: value[-1, -1] for name, value in zip(
-            ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"), metrics,
-            strict=True)} | {"explained_variance": explained_var, "learning_rate": lr}
-        episodes = (rewards, terminated, truncated, rollout[8], rollout[9])
-        carry = (handle, params, opt_state, lr, obs, done, obs_rms, value_rms, key)
-        return carry, (metrics, episodes)
+            carry = carry._replace(
+                learning_rate=args.learning_rate * (1.0 - iteration_index / num_iterations))
+        carry, metrics = jax.lax.scan(epoch_update, carry._replace(value_rms=value_rms),
+                                      jax.random.split(update_key, args.update_epochs))
+        explained_var = 1 - jnp.var(returns - values) / jnp.var(returns)
+        metrics = {name: value[-1, -1] for name, value in metrics.items()} | {
+            "explained_variance": explained_var, "learning_rate": carry.learning_rate}
+        return carry, (metrics, (rollout.reward, rollout.terminated, rollout.truncated,
+                                 rollout.env_id, rollout.elapsed_step))
 
     iteration = jax.jit(iteration, donate_argnums=0)
 
     # TRY NOT TO MODIFY: start the game
     global_step = 0
     start_time = time.time()
-    obs_rms = (jnp.zeros(obs_dim), jnp.ones(obs_dim), jnp.float32(1e-4))
-    value_rms = (jnp.float32(0.0), jnp.float32(1.0), jnp.float32(1e-4))
+    obs_rms = RunningStats(jnp.zeros(obs_dim), jnp.ones(obs_dim), jnp.float32(1e-4))
+    value_rms = RunningStats(jnp.float32(0.0), jnp.float32(1.0), jnp.float32(1e-4))
     first_obs = jnp.asarray(envs.reset()[0], jnp.float32)
     obs_rms = rms_update(obs_rms, first_obs, jnp.ones(args.num_envs))
-    carry = (handle, params, tx.init(params), jnp.float32(args.learning_rate),
-             normalize(obs_rms, first_obs), jnp.zeros(args.num_envs), obs_rms, value_rms, key)
+    carry = Carry(handle, params, tx.init(params), jnp.float32(args.learning_rate),
+                  normalize(obs_rms, first_obs), jnp.zeros(args.num_envs), obs_rms, value_rms, key)
     episode_return = np.zeros(args.num_envs)
     avg_returns = deque(maxlen=100)
     progress = tqdm(range(num_iterations), unit="iteration", dynamic_ncols=True)
@@ -432,13 +433,12 @@ if __name__ == "__main__":
         progress.set_postfix(SPS=sps, avg_return=np.mean(avg_returns) if avg_returns else None)
 
     envs.close()
-    params, obs_rms = jax.device_get((carry[1], carry[6]))
+    params, obs_rms = jax.device_get((carry.params, carry.obs_rms))
     if args.save_model:
         model_path = f"runs/{run_name}/{args.exp_name}.cleanrl_model"
         with open(model_path, "wb") as f:
             f.write(flax.serialization.msgpack_serialize({
-                "args": json.dumps(vars(args)), "params": params,
-                "obs_rms": dict(zip(("mean", "var", "count"), obs_rms, strict=True))}))
+                "args": json.dumps(vars(args)), "params": params, "obs_rms": obs_rms._asdict()}))
         print(f"model saved to {model_path}")
     if args.save_model or args.capture_video:
         act = evaluation_policy(agent, params, obs_rms, args.seed, low, high)

@@ -5,7 +5,8 @@
 Learning curves: one row of panels per task, return against env steps and against wall time,
 each system's runs aggregated over seeds (the mean of the seeds' smoothed curves, with the
 min-max band across seeds) and a reference's published figure (mean ± std) as a horizontal line
-with its band. Throughput: one panel per task, the median of the repeats as a bar with the
+with its band. Time to score: every seed's curve thin and the median of the seeds thick, one
+colour per system. Throughput: one panel per task, the median of the repeats as a bar with the
 min-max over repeats as its error bar. Every system has one colour in every figure (`COLORS`).
 `benchmark/training.py`, `paper_table.py` and `time_to_score.py` draw their figures here; run
 as a script, this file redraws every figure in benchmark/results/ from its JSON file.
@@ -162,6 +163,84 @@ TIME_TO_SCORE_SYSTEMS = {
     "rl_games_envpool": ("EnvPool", "rl_games"),
     "cleanrl": ("CleanRL", "ppo_continuous_action"),
 }
+
+
+# One colour per time_to_score.py system, in every time-to-score figure: the engine's colour
+# for this repo's JAX script, rl_games' for rl_games on envpool_core, EnvPool's for rl_games on
+# EnvPool, CleanRL's for CleanRL's script, and one of its own for ppo_mujoco_envpool.py.
+TIME_TO_SCORE_COLORS = {
+    "xla_jax": COLORS["envpool_core"],
+    "ppo_mujoco": "#d62728",
+    "rl_games_envpool_core": COLORS["rl_games"],
+    "rl_games_envpool": COLORS["EnvPool"],
+    "cleanrl": COLORS["CleanRL"],
+}
+
+
+def median_curve(
+    curves: Sequence[tuple[Sequence[float], Sequence[float]]], points: int = 200
+) -> tuple[np.ndarray, np.ndarray]:
+    """The median of the seeds' (x, y) curves on a common x grid, where every seed has data."""
+    start = max(float(x[0]) for x, _ in curves)
+    end = min(float(x[-1]) for x, _ in curves)
+    grid = np.linspace(start, end, points)
+    ys = np.array([np.interp(grid, np.asarray(x, float), np.asarray(y, float)) for x, y in curves])
+    return grid, np.median(ys, axis=0)
+
+
+def time_to_score_curves(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A `time_to_score.py` result: the last-100 mean return against env steps and against wall
+    time, every seed's curve thin and the median of the seeds thick (where every seed has data),
+    one colour per system (`TIME_TO_SCORE_COLORS`), the target dotted, the legend outside the
+    panels. Returns the medians drawn, by system, so that tests can check the figure's numbers."""
+    plt = _pyplot()
+    from matplotlib.ticker import EngFormatter
+
+    target, limit = data["target"], data["wall_limit"]
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.6))
+    drawn: dict[str, Any] = {}
+    systems = dict.fromkeys(r["system"] for r in data["runs"] if r["curve"])
+    for system in systems:
+        mine = [r for r in data["runs"] if r["system"] == system and r["curve"]]
+        color = TIME_TO_SCORE_COLORS[system]
+        reached = sum(
+            r["summary"]["time_to_target_s"] is not None
+            for r in data["runs"]
+            if r["system"] == system
+        )
+        total = sum(r["system"] == system for r in data["runs"])
+        engine, script = TIME_TO_SCORE_SYSTEMS[system]
+        engine = "gymnasium" if engine == "CleanRL" else engine  # CleanRL's script, its envs
+        label = (
+            f"{system}: {script} on {engine}, {reached} of {total} seeds reached "
+            f"{target:,.0f} within {limit:.0f} s"
+        )
+        for ax, column in zip(axes, (1, 0), strict=True):
+            curves = [([p[column] for p in r["curve"]], [p[2] for p in r["curve"]]) for r in mine]
+            for x, y in curves:
+                ax.plot(x, y, color=color, linewidth=0.7, alpha=0.45)
+            x, median = median_curve(curves)
+            ax.plot(x, median, color=color, linewidth=2.4, label=label if column == 1 else None)
+            drawn.setdefault(system, {})["steps" if column == 1 else "wall"] = (x, median)
+    for ax in axes:
+        ax.axhline(target, color="gray", linestyle=":", linewidth=1.2)
+    axes[0].plot([], [], color="gray", linestyle=":", label=f"target {target:,.0f}")
+    axes[0].plot([], [], color="gray", linewidth=0.7, label="each seed (thin), median (thick)")
+    task = data["env_id"]
+    axes[0].set(
+        title=f"{task}: against env steps",
+        xlabel="env steps",
+        ylabel="return, mean of the last 100 episodes",
+    )
+    axes[0].xaxis.set_major_formatter(EngFormatter(sep=""))
+    axes[1].set(title=f"{task}: against wall time", xlabel="wall time (s)")
+    axes[1].axvline(limit, color="gray", linewidth=0.8)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.06 + 0.035 * ((len(labels) + 1) // 2), 1, 1))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return drawn
 
 
 def runs_from_time_to_score(data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -384,7 +463,7 @@ def remake(results: Path = RESULTS) -> list[Path]:
         if isinstance(data, list) and any(r.get("returns") for r in data):
             learning_curves(runs_from_training(data), png)
         elif isinstance(data, dict) and "runs" in data and "target" in data:
-            learning_curves(runs_from_time_to_score(data), png, window=1, target=data["target"])
+            time_to_score_curves(data, png)
         elif isinstance(data, dict) and "scaling_model" in data:
             paper_table.plots(data["results"], results, path.stem)
         else:

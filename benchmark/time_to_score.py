@@ -18,8 +18,13 @@ Curves come from the runs' TensorBoard logs, against the wall clock of the event
 scripts log every episode's return (`charts/episodic_return`: averaged here over the last 100),
 rl_games the mean of its last 100 (`rewards/step`). The machine's load average is sampled during
 every run and recorded with it: other work on the machine slows every system down.
-Writes OUT.json (every curve), OUT.md (the table) and OUT.png (return against wall time); OUT
-defaults to benchmark/out/time_to_score_<task> (git-ignored).
+Writes OUT.json (every curve), OUT.md (the table) and OUT.png (every seed's curve and the
+median of the seeds, against env steps and wall time); OUT defaults to
+benchmark/out/time_to_score_<task> (git-ignored). The table gives, per system, how many seeds
+reached the target within the limit, the median time over all seeds (one that did not reach it
+counts as more than the limit, so the median is a lower bound "> N s" where such a seed is in
+the middle), the best return's median and min–max, and every seed's figures.
+`--remake OUT.json` rewrites OUT.md and OUT.png from a results file without running anything.
 """
 
 from __future__ import annotations
@@ -146,38 +151,82 @@ def run_summary(points: list, target: float, at_steps: list[int]) -> dict:
             "return_at_steps": {str(s): value_at(points, s) for s in at_steps}}
 
 
-def summarize(runs: list[dict], target: float, at_steps: list[int], wall_limit: float) -> str:
-    lines = [f"| system | seeds | time to {target:,.0f} (median; per seed) | best within "
-             f"{wall_limit:.0f} s (median; per seed) | steps in {wall_limit:.0f} s (median) | "
+def median_time(times: list[float | None], wall_limit: float) -> tuple[float, bool]:
+    """The median time to the target over all seeds, a seed that did not reach it (None)
+    counted as more than `wall_limit`: (the median, False), or (a lower bound of it, True)
+    where a middle seed did not reach the target."""
+    ordered = sorted(times, key=lambda t: float("inf") if t is None else t)
+    middle = ordered[(len(ordered) - 1) // 2 : len(ordered) // 2 + 1]
+    if None not in middle:
+        return statistics.fmean(middle), False
+    return statistics.fmean([wall_limit if t is None else t for t in middle]), True
+
+
+def system_summary(summaries: list[dict], wall_limit: float) -> dict:
+    """One system's figures over its seeds: how many reached the target, the median time over
+    all of them, and the best return's median and spread."""
+    times = [m["time_to_target_s"] for m in summaries]
+    bests = [m["best"] for m in summaries if m["best"] is not None]
+    median, bound = median_time(times, wall_limit)
+    return {"seeds": len(summaries), "reached": sum(t is not None for t in times),
+            "median_time_s": median, "median_time_is_lower_bound": bound,
+            "best_median": statistics.median(bests) if bests else None,
+            "best_min": min(bests, default=None), "best_max": max(bests, default=None)}
+
+
+def summarize(runs: list[dict], target: float, at_steps: list[int], wall_limit: float,
+              cpus: int | None = None) -> str:
+    """The table: per system, how many seeds reached the target, the median time over all of
+    them, the best return's median and spread, and each seed's figures."""
+    limit = f"{wall_limit:.0f} s"
+    lines = [f"| system | seeds | reached {target:,.0f} within {limit} | time to {target:,.0f}: "
+             f"median of all seeds (per seed) | best within {limit}: median, min–max (per seed) "
+             f"| steps in {limit} (median) | "
              + " | ".join(f"return at {s / 1e6:g}M steps (median)" for s in at_steps)
-             + " | load average |", "|-" * (6 + len(at_steps)) + "|"]
+             + " | load average |", "|-" * (7 + len(at_steps)) + "|"]
     for system in dict.fromkeys(r["system"] for r in runs):
-        mine = [r["summary"] for r in runs if r["system"] == system]
-        times = [m["time_to_target_s"] for m in mine]
-        median_time = statistics.median([t if t is not None else float("inf") for t in times])
-        per_seed = ", ".join("-" if t is None else f"{t:.0f}" for t in times)
-        bests = [m["best"] if m["best"] is not None else float("nan") for m in mine]
-        best = f"{statistics.median(bests):,.0f}; " + ", ".join(f"{b:,.0f}" for b in bests)
-        steps = statistics.median([m["steps"] for m in mine])
+        mine = [r for r in runs if r["system"] == system]
+        summaries = [r["summary"] for r in mine]
+        figures = system_summary(summaries, wall_limit)
+        times = [m["time_to_target_s"] for m in summaries]
+        per_seed = ", ".join(f"> {wall_limit:.0f}" if t is None else f"{t:.0f}" for t in times)
+        shown = ("> " if figures["median_time_is_lower_bound"] else "") + \
+            f"{figures['median_time_s']:.0f} s"
+        bests = [m["best"] if m["best"] is not None else float("nan") for m in summaries]
+        best = "-" if figures["best_median"] is None else (
+            f"{figures['best_median']:,.0f}, {figures['best_min']:,.0f}–{figures['best_max']:,.0f}"
+            f" ({', '.join(f'{b:,.0f}' for b in bests)})")
+        steps = statistics.median([m["steps"] for m in summaries])
         at = []
         for s in at_steps:
-            values = [v for m in mine if (v := m["return_at_steps"][str(s)]) is not None]
+            values = [v for m in summaries if (v := m["return_at_steps"][str(s)]) is not None]
             at.append(f"{statistics.median(values):,.0f} ({len(values)} seeds)" if values else "-")
-        load = statistics.mean(x for r in runs if r["system"] == system
-                               for x in r["load_average"])
-        shown = "not reached" if median_time == float("inf") else f"{median_time:.0f} s"
-        lines.append(f"| {system} | {len(mine)} | {shown}; {per_seed} | {best} | "
-                     f"{steps:,.0f} | " + " | ".join(at) + f" | {load:.1f} |")
-    return "\n".join(lines) + f"\n\n{os.cpu_count()} cores; load average: the 1-minute figure, " \
-        "sampled every 10 s of each system's runs"
+        load = statistics.mean(x for r in mine for x in r["load_average"])
+        seeds = ", ".join(str(r["seed"]) for r in mine)
+        lines.append(f"| {system} | {seeds} | {figures['reached']} of {figures['seeds']} | "
+                     f"{shown} ({per_seed}) | {best} | {steps:,.0f} | " + " | ".join(at)
+                     + f" | {load:.1f} |")
+    return "\n".join(lines) + (
+        f"\n\n{cpus or os.cpu_count()} cores; a seed that did not reach the target within the "
+        f"limit (its run stopped at the limit, or ended earlier) counts as > {limit} in the "
+        "median; load average: the 1-minute figure, sampled every 10 s of each system's runs")
 
 
 def plot(data: dict, path: Path) -> None:
-    """Last-100 mean return against env steps and wall time, mean over seeds
-    (benchmark/plots.py), with the target as a reference line."""
-    runs = plots.runs_from_time_to_score(data)
-    if runs:
-        plots.learning_curves(runs, path, window=1, target=data["target"])
+    """Last-100 mean return against env steps and wall time: every seed thin, the median of the
+    seeds thick, one colour per system, the target a dotted line (benchmark/plots.py)."""
+    if any(r["curve"] for r in data["runs"]):
+        plots.time_to_score_curves(data, path)
+
+
+def remake(path: Path) -> None:
+    """Rewrites OUT.md and OUT.png from OUT.json, as written by a run."""
+    data = json.loads(path.read_text())
+    table = summarize(data["runs"], data["target"],
+                      [int(s) for s in data["runs"][0]["summary"]["return_at_steps"]],
+                      data["wall_limit"], data.get("cpus"))
+    path.with_suffix(".md").write_text(table + "\n")
+    plot(data, path.with_suffix(".png"))
 
 
 def main() -> None:
@@ -191,7 +240,13 @@ def main() -> None:
     parser.add_argument("--cleanrl", default=None,
                         help="path of CleanRL's ppo_continuous_action.py")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--remake", type=Path, nargs="+", default=None, metavar="OUT.json",
+                        help="no runs: rewrite the tables and plots of these results files")
     args = parser.parse_args()
+    if args.remake:
+        for path in args.remake:
+            remake(path)
+        return
     out = args.out or ROOT / "benchmark" / "out" / \
         f"time_to_score_{args.env_id.split('-')[0].lower()}"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -199,7 +254,7 @@ def main() -> None:
             for system in args.systems for seed in args.seeds]
     for r in runs:
         r["summary"] = run_summary(r["curve"], args.target, args.at_steps)
-    table = summarize(runs, args.target, args.at_steps, args.wall_limit)
+    table = summarize(runs, args.target, args.at_steps, args.wall_limit, os.cpu_count())
     print(table)
     data = {"env_id": args.env_id, "target": args.target, "wall_limit": args.wall_limit,
             "cpus": os.cpu_count(), "runs": [{**r, "curve": thin(r["curve"])} for r in runs]}

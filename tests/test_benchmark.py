@@ -198,6 +198,43 @@ def test_time_to_score_reads_curves_and_summarizes(tmp_path: Path) -> None:
     runs = [{"system": "xla_jax", "env_id": "Ant-v4", "seed": 1, "load_average": [1.0],
              "curve": tts.thin(points, most=10), "summary": summary}]
     table = tts.summarize(runs, 990.0, [5000], 300.0)
-    assert "| xla_jax | 1 | 149 s; 149 |" in table
-    tts.plot({"target": 990.0, "wall_limit": 300.0, "runs": runs}, tmp_path / "plot.png")
+    assert "| xla_jax | 1 | 1 of 1 | 149 s (149) |" in table
+    tts.plot({"env_id": "Ant-v4", "target": 990.0, "wall_limit": 300.0, "runs": runs},
+             tmp_path / "plot.png")
     assert (tmp_path / "plot.png").stat().st_size > 0
+
+
+def _time_to_score_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "time_to_score", ROOT / "benchmark" / "time_to_score.py")
+    tts = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tts)
+    return tts
+
+
+@pytest.mark.parametrize(("times", "median"), [
+    ([212.0, None, 217.0], (217.0, False)),  # the seed that missed is the slowest, not dropped
+    ([None, 212.0, None], (300.0, True)),  # most missed: the median is above the limit
+    ([100.0, 200.0, None, None], (250.0, True)),  # (200 + more than 300) / 2: above 250
+    ([100.0, 200.0, 250.0, None], (225.0, False)),
+])
+def test_time_to_score_median_counts_every_seed(times, median) -> None:
+    assert _time_to_score_module().median_time(times, 300.0) == median
+
+
+def test_time_to_score_table_reports_every_seed() -> None:
+    """The row names the seeds, how many reached the target, the median over all of them (a
+    missed seed counted as more than the limit), the best return's spread and every seed."""
+    tts = _time_to_score_module()
+    runs = [{"system": "xla_jax", "seed": seed, "load_average": [2.0],
+             "summary": {"time_to_target_s": time, "best": best, "steps": 2_000_000,
+                         "return_at_steps": {"1000000": 500.0}}}
+            for seed, time, best in ((1, None, 674.0), (2, 212.0, 4146.0), (3, 217.0, 4080.0))]
+    table = tts.summarize(runs, 3000.0, [1000000], 300.0, cpus=2)
+    row = "| xla_jax | 1, 2, 3 | 2 of 3 | 217 s (> 300, 212, 217) | 4,080, 674–4,146 (674, 4,146, "
+    assert row in table
+    runs[2]["summary"]["time_to_target_s"] = None
+    assert "| 1 of 3 | > 300 s (> 300, 212, > 300) |" in tts.summarize(runs, 3000.0, [1000000],
+                                                                        300.0, cpus=2)

@@ -119,3 +119,31 @@ def test_every_embedded_figure_has_its_results_file() -> None:
         sources = plots.AGGREGATES.get(name, [name])
         assert all((plots.RESULTS / f"{s}.json").exists() for s in sources), name
         assert (plots.RESULTS / f"{name}.png").exists(), name
+
+
+def test_time_to_score_figure_draws_the_median_of_all_seeds(tmp_path: Path) -> None:
+    """Every seed's curve is drawn and the thick line is their median, per system."""
+    steps = list(range(0, 100_001, 1000))
+    runs = [
+        {
+            "system": system,
+            "env_id": "Ant-v4",
+            "seed": seed,
+            "curve": [[s / 1000 * speed, s, seed * 100.0 + s / 100] for s in steps],
+            "summary": {"time_to_target_s": None if seed == 1 else 50.0},
+        }
+        for system, speed in (("xla_jax", 1.0), ("rl_games_envpool", 2.0))
+        for seed in (1, 2, 5)
+    ]
+    data = {"env_id": "Ant-v4", "target": 1000.0, "wall_limit": 300.0, "runs": runs}
+    path = tmp_path / "tts.png"
+    drawn = plots.time_to_score_curves(data, path)
+    assert path.stat().st_size > 10_000
+    for system in ("xla_jax", "rl_games_envpool"):
+        x, median = drawn[system]["steps"]
+        np.testing.assert_allclose(median, 200.0 + x / 100)  # seeds 1, 2, 5: seed 2's curve
+    x, median = drawn["rl_games_envpool"]["wall"]
+    np.testing.assert_allclose(x[-1], 200.0)  # wall time: seconds, not steps
+    colours = plots.TIME_TO_SCORE_COLORS
+    assert set(colours) == set(plots.TIME_TO_SCORE_SYSTEMS)
+    assert len(set(colours.values())) == len(colours)  # one colour per system

@@ -133,22 +133,38 @@ def test_running_statistics_skip_masked_rows(script) -> None:
     batches = [rng.normal(3.0, 2.0, size=(8, 3)).astype(np.float32) for _ in range(5)]
     masks = [rng.random(8) < 0.6 for _ in batches]
     masks[2][:] = False  # a batch with no rows leaves the statistics as they were
-    rms = (np.zeros(3, np.float32), np.ones(3, np.float32), np.float32(1e-4))
+    rms = script.RunningStats(np.zeros(3, np.float32), np.ones(3, np.float32), np.float32(1e-4))
     for x, mask in zip(batches, masks, strict=True):
         rms = script.rms_update(rms, x, mask)
     kept = np.concatenate([x[m] for x, m in zip(batches, masks, strict=True)])
-    np.testing.assert_allclose(rms[0], kept.mean(0), rtol=1e-4)
-    np.testing.assert_allclose(rms[1], kept.var(0), rtol=1e-3)
-    np.testing.assert_allclose(rms[2], len(kept) + 1e-4, rtol=1e-6)
+    np.testing.assert_allclose(rms.mean, kept.mean(0), rtol=1e-4)
+    np.testing.assert_allclose(rms.var, kept.var(0), rtol=1e-3)
+    np.testing.assert_allclose(rms.count, len(kept) + 1e-4, rtol=1e-6)
+
+
+def test_seeds_give_runs_disjoint_env_streams(script) -> None:
+    """Env i of a run of n envs is seeded seed * n + i: runs of seeds 1 and 2 start no env
+    alike (with seed + i, env i + 1 of seed 1 would start as env i of seed 2)."""
+    starts = {}
+    for seed in (1, 2):
+        envs = script.make_env("Hopper-v4", 4, 4, seed)
+        starts[seed] = envs.reset()[0]
+        envs.close()
+    alone = script.envpool.make("Hopper-v4", env_type="gymnasium", num_envs=1, seed=2 * 4 + 3)
+    np.testing.assert_array_equal(starts[2][3], alone.reset()[0][0])  # env 3 of seed 2: 11
+    alone.close()
+    for first in starts[1]:
+        assert not any(np.array_equal(first, other) for other in starts[2])
 
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--env-id", "CheetahRun-v1"], "error: CheetahRun-v1 needs box actions and one observation"),
     (["--env-id", "Antt-v4"], "error: unknown --env-id 'Antt-v4'; did you mean Ant-v4"),
     (["--num-minibatches", "3"], "must divide into --num-minibatches 3 of at least 8 samples"),
+    (["--seed", str(2**32 // 64)], "--seed must be in [0, 2**32 // max(--num-envs, --eval-e"),
 ])
 def test_a_misuse_stops_with_one_error_line(tmp_path: Path, args: list, message: str) -> None:
-    # Three cases: each one imports JAX, Flax and PyTorch's TensorBoard writer (seconds each).
+    # Four cases: each one imports JAX, Flax and PyTorch's TensorBoard writer (seconds each).
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.run([sys.executable, str(SCRIPT), *args], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)

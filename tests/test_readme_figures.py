@@ -8,8 +8,11 @@ that setting's min or max, for a range); a score table (a `training.py` JSON) mu
 of the runs of its row's task: a run's final return, SPS at the end or wall time, or the mean or
 standard deviation of the final returns over the cited runs; a time-to-score table (a
 `time_to_score.py` JSON) a figure of the runs of the task and the system its row names (the
-system in backticks): a run's time to the target, best return, steps or return at given steps,
-their median over the system's runs, or its mean load average. Columns that quote a
+system in backticks): a run's seed, time to the target, best return, steps or return at given
+steps, the median of the best returns, steps or returns over the system's runs, the median time
+to the target over all of its runs (one that missed counted as more than the limit, so a lower
+bound where it is in the middle), how many runs there are and how many reached the target, the
+time limit, or the mean load average. Columns that quote a
 reference's published figure (CleanRL's, Cleanba's, the paper's), which no results file here
 holds, are not looked up.
 Numbers are compared at the precision the README prints them.
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 import statistics
 from pathlib import Path
@@ -135,17 +139,29 @@ def time_to_score_figures(data: dict[str, Any], row: list[str]) -> list[float]:
     named = [r for r in data["runs"] if f"`{r['system']}`" in row[0]]
     mine = named or data["runs"]
     summaries = [r["summary"] for r in mine]
-    per_run = [
-        [s["time_to_target_s"], s["best"], s["steps"], *s["return_at_steps"].values()]
-        for s in summaries
-    ]
+    per_run = [[s["best"], s["steps"], *s["return_at_steps"].values()] for s in summaries]
+    times = [s["time_to_target_s"] for s in summaries]
     figures = [f for run in per_run for f in run if f is not None]
+    figures += [t for t in times if t is not None] + [r["seed"] for r in mine if "seed" in r]
     for column in zip(*per_run, strict=True):
         values = [f for f in column if f is not None]
         if values:
             figures.append(statistics.median(values))
+    # The median time over every run: a run that missed the target counts as more than the
+    # limit (sorted last); where one is in the middle, the table shows a lower bound "> N s".
+    ordered = sorted(times, key=lambda t: math.inf if t is None else t)
+    middle = ordered[(len(ordered) - 1) // 2 : len(ordered) // 2 + 1]
+    limit = data.get("wall_limit", math.inf)
+    figures.append(statistics.fmean(limit if t is None else t for t in middle))
+    figures += [len(mine), sum(t is not None for t in times), limit]
     figures.append(statistics.fmean(x for r in mine for x in r["load_average"]))
     return figures
+
+
+def reached_of(data: dict[str, Any], row: list[str]) -> tuple[int, int]:
+    """(runs that reached the target, runs) of the system that the row names."""
+    mine = [r for r in data["runs"] if f"`{r['system']}`" in row[0]] or data["runs"]
+    return sum(r["summary"]["time_to_target_s"] is not None for r in mine), len(mine)
 
 
 def mismatches(markdown: str, results: Path) -> list[str]:
@@ -173,6 +189,14 @@ def mismatches(markdown: str, results: Path) -> list[str]:
                 if isinstance(loaded[0], dict) and "runs" in loaded[0]:  # time_to_score.py
                     tasks = [d for d in loaded if d["env_id"] in row[0]] or loaded
                     figures = [f for data in tasks for f in time_to_score_figures(data, row)]
+                    # "N of M": N runs of the M of the row's system reached the target.
+                    counts = {reached_of(data, row) for data in tasks}
+                    for shown in re.findall(r"(\d+) of (\d+)", cell.replace("**", "")):
+                        if tuple(map(int, shown)) not in counts:
+                            problems.append(
+                                f"{row[0]!r}: {' of '.join(shown)} seeds reached the target, "
+                                f"but {sorted(counts)} (reached, runs) in the cited files"
+                            )
                 elif isinstance(loaded[0], dict):  # paper_table.py
                     figures = [
                         f for data in loaded for f in speed_figures(data, row[0], header[column])
@@ -280,6 +304,36 @@ def test_a_changed_time_to_score_is_found(tmp_path: Path, change: int) -> None:
     assert bool(mismatches(readme, tmp_path)) == bool(change)
     # a figure of another system's runs does not count for this row
     assert mismatches(readme.replace("1,500", "3,500"), tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("reached", "median", "found"),
+    [
+        ("2 of 3", "217 s", True),
+        ("3 of 3", "217 s", False),  # one seed missed
+        ("2 of 3", "214.5 s", False),  # the median of the seeds that reached it only
+    ],
+)
+def test_time_to_score_counts_every_seed(
+    tmp_path: Path, reached: str, median: str, found: bool
+) -> None:
+    runs = [
+        {
+            "system": "xla_jax",
+            "seed": seed,
+            "load_average": [2.0],
+            "summary": {"time_to_target_s": t, "best": b, "steps": 10, "return_at_steps": {}},
+        }
+        for seed, t, b in ((1, None, 674.0), (2, 212.0, 4146.0), (3, 217.0, 4080.0))
+    ]
+    data = {"env_id": "Ant-v4", "target": 3000.0, "wall_limit": 300.0, "runs": runs}
+    (tmp_path / "tts.json").write_text(json.dumps(data))
+    readme = (
+        "Time to score (`benchmark/results/tts.json`):\n\n"
+        "| system | seeds | reached | time to 3,000 | best return |\n|---|---|---|---|---|\n"
+        f"| `xla_jax` | 1, 2, 3 | {reached} | {median} (> 300, 212, 217) | 4,080 (674–4,146) |\n"
+    )
+    assert (not mismatches(readme, tmp_path)) == found
 
 
 def test_xla_jax_page_time_to_score_shows_its_results_file() -> None:

@@ -89,11 +89,20 @@ def test_make_env_has_one_signature() -> None:
     assert signatures == {"env_id, num_envs, batch_size, seed, max_episode_steps=None"}
 
 
+# Flags whose meaning differs on purpose, and the scripts where it does.
+INTENDED_FLAGS = {
+    # The compiled MuJoCo script, with no reference to match, spreads its env seeds out
+    # (seed * num_envs + i) so that runs of different seeds share no env stream.
+    "seed": {"ppo_mujoco_envpool_xla_jax"},
+}
+
+
 def test_shared_flags_have_one_docstring() -> None:
     docs: dict[str, dict[str, str]] = {}
     for name in SCRIPTS:
         for field, doc in args_fields(name).items():
-            docs.setdefault(field, {})[name] = doc
+            if name not in INTENDED_FLAGS.get(field, set()):
+                docs.setdefault(field, {})[name] = doc
     differing = {field: by_script for field, by_script in docs.items()
                  if len(set(by_script.values())) > 1}
     assert not differing, differing
