@@ -1,6 +1,6 @@
-"""The README's, CHANGELOG's and docs/'s relative links and images point at files that exist,
-and their #anchors at headings of the file they name (GitHub's heading slugs); the README and
-docs/ speak of the project, not of how it was made."""
+"""The README's, CHANGELOG's, docs/'s and benchmark/results/'s relative links and images point at
+files that exist, and their #anchors at headings of the file they name (GitHub's heading slugs);
+the pages a reader is given speak of the project, not of how it was made."""
 
 import ast
 import re
@@ -9,16 +9,32 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-USER_DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+USER_DOCS = [
+    ROOT / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+    *sorted((ROOT / "benchmark" / "results").glob("*.md")),
+]
 DOCS = [*USER_DOCS, ROOT / "CHANGELOG.md"]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
-# Process language: where the work was tracked or who did it, not what the project does. A
-# figure's provenance is its command and results file, not a commit.
+# Process language: where the work was tracked, who did it or ran what alongside, and which
+# version of a file it was, not what the project does. A figure's provenance is its command and
+# results file, not a commit; a machine is named ("a 2-vCPU AMD EPYC VM"), since "this machine"
+# reads as the reader's own.
 PROCESS_WORDS = re.compile(
-    r"\bissue \d+|\bissues? \d+'s|\bthis round\b|\bround's (files?|code)|\bsessions?\b"
-    r"|DESIGN(\.md| §)|\bcommit [0-9a-f]{7,40}\b|\(([0-9a-f]{7,40})\)|\bthis work\b",
+    r"\bissues? #?\d+|\bissues? \d+'s|\bthis round\b|\bround's (files?|code)|\bsessions?\b"
+    r"|DESIGN(\.md| §)|\bthis work\b|\b(another|other|one) helper\b|\bhelper's\b"
+    r"|\bthe lead\b(?! over)|\bcommit messages?\b|\bgit show\b"
+    r"|\b\d+-line (file|script|version)\b|\bseed-\d+ file\b|\btoday's\b"
+    r"|\bthis (\d+-(core|vCPU) )?(machine|VM|host)\b",
     re.IGNORECASE,
 )
+# A bare commit hash: 7 to 40 hex digits with a digit and a letter among them, standing alone (not
+# part of a longer hex run such as a sha256 digest, not a `#rrggbb` colour, not inside a URL).
+COMMIT_HASH = re.compile(r"(?<![#/\w-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![\w-])")
+# Hashes that pin another project's source, which are versions, not provenance of this one's.
+UPSTREAM_COMMITS = {
+    "fe8d8a03c41a7ef5b523e2e354bd01c363e786bb",  # CleanRL, run by benchmark/cleanrl_clients.py
+}
 
 
 def heading_slugs(markdown: str) -> set[str]:
@@ -76,14 +92,40 @@ def test_relative_links_resolve(doc: Path) -> None:
     assert not broken, "\n".join(broken)
 
 
-@pytest.mark.parametrize("doc", USER_DOCS, ids=lambda path: path.name)
-def test_no_process_language(doc: Path) -> None:
-    found = [
-        f"{doc.name}:{number}: {match.group(0)!r}"
-        for number, line in enumerate(doc.read_text().splitlines(), 1)
-        for match in PROCESS_WORDS.finditer(line)
+def process_text(text: str) -> list[str]:
+    """`line: words` for each process word or bare commit hash in a page's text."""
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        words = [m.group(0) for m in PROCESS_WORDS.finditer(line)]
+        words += [h for h in COMMIT_HASH.findall(line) if h not in UPSTREAM_COMMITS]
+        found += [f"{number}: {word!r}" for word in words]
+    return found
+
+
+def test_process_text_check_finds_what_it_looks_for() -> None:
+    assert process_text("Run on this machine (issue 15, item 4), as at 9c756ca.") == [
+        "1: 'this machine'",
+        "1: 'issue 15'",
+        "1: '9c756ca'",
     ]
-    assert not found, "\n".join(found)
+    assert process_text("the 409-line file; another helper's run; `git show 72c5318:x.py`") == [
+        "1: '409-line file'",
+        "1: 'another helper'",
+        "1: 'git show'",
+        "1: '72c5318'",
+    ]
+    clean = (
+        "colour #1f77b4, sha256 " + "ab12" * 16 + ", 1000000 steps, a decade, "
+        "https://github.com/vwxyzjn/cleanrl/blob/fe8d8a0/x.py, the helper `evaluate`, "
+        "Sample-Factory's lead over EnvPool, on a 2-vCPU AMD EPYC VM"
+    )
+    assert process_text(clean) == []
+
+
+@pytest.mark.parametrize("doc", USER_DOCS, ids=lambda path: str(path.relative_to(ROOT)))
+def test_no_process_language(doc: Path) -> None:
+    found = process_text(doc.read_text())
+    assert not found, "\n".join(f"{doc.relative_to(ROOT)}:{line}" for line in found)
 
 
 # The scripts that have a page docs/<script>.md with a table of every flag.
