@@ -23,7 +23,7 @@ LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 PROCESS_WORDS = re.compile(
     r"\bissues? #?\d+|\bissues? \d+'s|\bthis round\b|\bround's (files?|code)|\bsessions?\b"
     r"|DESIGN(\.md| §)|\bthis work\b|\b(another|other|one) helper\b|\bhelper's\b"
-    r"|\bthe lead\b(?! over)|\bcommit messages?\b|\bgit show\b"
+    r"|\bthe lead\b(?! over)|\bcommit messages?\b|\bgit show\b|\bthis branch\b|\bthe issue's\b"
     r"|\b\d+-line (file|script|version)\b|\bseed-\d+ file\b|\btoday's\b"
     r"|\bthis (\d+-(core|vCPU) )?(machine|VM|host)\b",
     re.IGNORECASE,
