@@ -128,6 +128,15 @@ def test_no_process_language(doc: Path) -> None:
     assert not found, "\n".join(f"{doc.relative_to(ROOT)}:{line}" for line in found)
 
 
+def test_index_links_every_troubleshooting_topic() -> None:
+    """docs/index.md names each of troubleshooting.md's topics, so a reader finds a new one."""
+    index = (ROOT / "docs" / "index.md").read_text()
+    topics = heading_slugs((ROOT / "docs" / "troubleshooting.md").read_text())
+    topics.discard("troubleshooting")  # the page's title
+    missing = sorted(t for t in topics if f"(troubleshooting.md#{t})" not in index)
+    assert not missing, f"docs/index.md does not link these troubleshooting topics: {missing}"
+
+
 # The scripts that have a page docs/<script>.md with a table of every flag.
 SCRIPT_PAGES = (
     "ppo_atari_envpool",
