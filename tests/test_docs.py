@@ -25,7 +25,7 @@ PROCESS_WORDS = re.compile(
     r"|DESIGN(\.md| §)|\bthis work\b|\b(another|other|one) helper\b|\bhelper's\b"
     r"|\bthe lead\b(?! over)|\bcommit messages?\b|\bgit show\b|\bthis branch\b|\bthe issue's\b"
     r"|\b\d+-line (file|script|version)\b|\bseed-\d+ file\b|\btoday's\b"
-    r"|\bthis (\d+-(core|vCPU) )?(machine|VM|host)\b",
+    r"|\bthis (\d+-(core|vCPU) )?(machine|VM|host|CPU)\b",
     re.IGNORECASE,
 )
 # A bare commit hash: 7 to 40 hex digits with a digit and a letter among them, standing alone (not
