@@ -128,6 +128,65 @@ def test_no_process_language(doc: Path) -> None:
     assert not found, "\n".join(f"{doc.relative_to(ROOT)}:{line}" for line in found)
 
 
+# A link to lines of a file, as GitHub shows them: [`name` ...](../script.py#L10-L24).
+LINE_LINK = re.compile(r"\[([^\]]*)\]\(((?:\.\./)*[\w/.-]+\.py)#L(\d+)(?:-L(\d+))?\)")
+
+
+def definitions(source: str) -> dict[str, tuple[int, int]]:
+    """name -> (first line, last line) of each top-level function and class, decorators included."""
+    spans = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            spans[node.name] = (first, node.end_lineno or node.lineno)
+    return spans
+
+
+def line_link_errors(markdown: str, base: Path, name: str) -> list[str]:
+    """What is wrong with each link of a page to lines of a Python file (paths relative to `base`):
+    the link text names its code in backticks, every name appears in the linked lines, a
+    function or class named alone is linked whole, and a range stays short enough to read."""
+    errors = []
+    for number, line in enumerate(markdown.splitlines(), 1):
+        for text, target, first, last in LINE_LINK.findall(line):
+            where = f"{name}:{number}: {target}#L{first}-L{last or first}"
+            start, end = int(first), int(last or first)
+            lines = (base / target).resolve().read_text().splitlines()
+            names = [n.removesuffix("()") for n in re.findall(r"`([^`]+)`", text)]
+            if not names:
+                errors.append(f"{where}: the link text names no code in backticks")
+            if not 1 <= start <= end <= len(lines) or end - start > 60:
+                errors.append(f"{where}: not a range of at most 61 of its {len(lines)} lines")
+                continue
+            shown = "\n".join(lines[start - 1 : end])
+            spans = definitions("\n".join(lines))
+            for code in names:
+                if code not in shown:
+                    at = [i for i, text in enumerate(lines, 1) if code in text]
+                    errors.append(f"{where}: no `{code}` there; it is on lines {at[:12]}")
+                elif len(names) == 1 and code in spans and spans[code] != (start, end):
+                    errors.append(f"{where}: `{code}` is lines {spans[code][0]}-{spans[code][1]}")
+    return errors
+
+
+def test_line_link_check_finds_a_shifted_range() -> None:
+    docs = ROOT / "docs"
+    page = (docs / "ppo_atari_envpool.md").read_text()
+    (link,) = [m for m in LINE_LINK.finditer(page) if m.group(1) == "`compute_gae`"]
+    first, last = int(link.group(3)), int(link.group(4))
+    shifted = link.group(0).replace(f"#L{first}-L{last}", f"#L{first + 5}-L{last + 5}")
+    renamed = link.group(0).replace("`compute_gae`", "`no_such_name`")
+    assert not line_link_errors(link.group(0), docs, "page")
+    assert line_link_errors(shifted, docs, "page")
+    assert line_link_errors(renamed, docs, "page")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda path: path.name)
+def test_line_links_show_what_they_name(doc: Path) -> None:
+    errors = line_link_errors(doc.read_text(), doc.parent, doc.name)
+    assert not errors, "\n".join(errors)
+
+
 def test_index_links_every_troubleshooting_topic() -> None:
     """docs/index.md names each of troubleshooting.md's topics, so a reader finds a new one."""
     index = (ROOT / "docs" / "index.md").read_text()
@@ -206,3 +265,12 @@ def test_flag_table_check_finds_a_wrong_default() -> None:
 @pytest.mark.parametrize("script", SCRIPT_PAGES)
 def test_script_page_has_an_index_entry(script: str) -> None:
     assert f"]({script}.md)" in (ROOT / "docs" / "index.md").read_text()
+
+
+@pytest.mark.parametrize("script", SCRIPT_PAGES)
+def test_script_page_links_its_papers_and_lines(script: str) -> None:
+    page = (ROOT / "docs" / f"{script}.md").read_text()
+    details = page.split("## Implementation details", 1)[1].split("\n## ", 1)[0]
+    assert len(LINE_LINK.findall(details)) >= 3, "its implementation details link no script lines"
+    for paper in ("https://arxiv.org/abs/2206.10558",):  # EnvPool, which every script steps
+        assert paper in page, f"{paper} is not linked"
