@@ -145,7 +145,9 @@ def definitions(source: str) -> dict[str, tuple[int, int]]:
 def line_link_errors(markdown: str, base: Path, name: str) -> list[str]:
     """What is wrong with each link of a page to lines of a Python file (paths relative to `base`):
     the link text names its code in backticks, every name appears in the linked lines, a
-    function or class named alone is linked whole, and a range stays short enough to read."""
+    function or class named alone is linked whole, and any other range starts at a line with
+    the first name and stays short enough to read (61 lines at most), so that a shifted range
+    fails."""
     errors = []
     for number, line in enumerate(markdown.splitlines(), 1):
         for text, target, first, last in LINE_LINK.findall(line):
@@ -155,11 +157,14 @@ def line_link_errors(markdown: str, base: Path, name: str) -> list[str]:
             names = [n.removesuffix("()") for n in re.findall(r"`([^`]+)`", text)]
             if not names:
                 errors.append(f"{where}: the link text names no code in backticks")
-            if not 1 <= start <= end <= len(lines) or end - start > 60:
+            spans = definitions("\n".join(lines))
+            whole = len(names) == 1 and spans.get(names[0]) == (start, end)  # a definition
+            if not 1 <= start <= end <= len(lines) or (end - start > 60 and not whole):
                 errors.append(f"{where}: not a range of at most 61 of its {len(lines)} lines")
                 continue
             shown = "\n".join(lines[start - 1 : end])
-            spans = definitions("\n".join(lines))
+            if names and not whole and names[0] not in lines[start - 1]:
+                errors.append(f"{where}: its first line has no `{names[0]}`")
             for code in names:
                 if code not in shown:
                     at = [i for i, text in enumerate(lines, 1) if code in text]
