@@ -1,6 +1,7 @@
 """The README's, CHANGELOG's, docs/'s and benchmark/results/'s relative links and images point at
-files that exist, and their #anchors at headings of the file they name (GitHub's heading slugs);
-the pages a reader is given speak of the project, not of how it was made."""
+files that exist, their #anchors at headings of the file they name (GitHub's heading slugs) and
+their #L anchors at the script lines they name; the pages a reader is given, and the files they
+link to, speak of the project, not of how it was made."""
 
 import ast
 import re
@@ -122,7 +123,21 @@ def test_process_text_check_finds_what_it_looks_for() -> None:
     assert process_text(clean) == []
 
 
-@pytest.mark.parametrize("doc", USER_DOCS, ids=lambda path: str(path.relative_to(ROOT)))
+def linked_files() -> list[Path]:
+    """The repository's text files (scripts, tools, CHANGELOG) that the user docs link to."""
+    linked = {
+        (doc.parent / target.partition("#")[0]).resolve()
+        for doc in USER_DOCS
+        for _, target in relative_links(doc)
+        if target.partition("#")[0]
+    }
+    suffixes = {".py", ".md", ".sh", ".toml", ".txt"}
+    return sorted(p for p in linked if p.suffix in suffixes and p.is_file() and p not in USER_DOCS)
+
+
+@pytest.mark.parametrize(
+    "doc", USER_DOCS + linked_files(), ids=lambda path: str(path.relative_to(ROOT))
+)
 def test_no_process_language(doc: Path) -> None:
     found = process_text(doc.read_text())
     assert not found, "\n".join(f"{doc.relative_to(ROOT)}:{line}" for line in found)
