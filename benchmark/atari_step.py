@@ -282,7 +282,7 @@ def report(data: dict[str, Any]) -> str:
             lines.append(f"| {variant} | {task} | " + " | ".join(cells) + " |")
         lines.append("")
     if data.get("builds"):
-        lines += ["**Builds** (cmake configure + ninja, MuJoCo off, on this machine under the "
+        lines += ["**Builds** (cmake configure + ninja, MuJoCo off, on the machine above under the "
                   "load given; CPU s: user + system of the build, where recorded)", "",
                   "| variant | CMake options | build s | CPU s | load |",
                   "|---|---|---:|---:|---:|"]

@@ -241,8 +241,8 @@ def not_run_reason(row: str, measured: dict[str, Any], not_run: dict[str, str]) 
 
 def markdown(raw: dict[str, Any], info: dict[str, Any], models: dict[str, Any],
              not_run: dict[str, dict[str, str]]) -> str:
-    """The paper's table with this machine's column, per task measured."""
-    here = f"This machine ({info['cores']} cores)"
+    """The paper's table with a column for the machine that ran it, per task measured."""
+    here = f"{info['cpu']} ({info['cores']} cores)"
     lines = [f"Machine: {info['cpu']}, {info['cores']} cores, {numa_nodes()} NUMA node(s); "
              f"versions {info['versions']}.", ""]
     if "load_average" in info:

@@ -1,4 +1,4 @@
-"""What the training scripts share has one form (DESIGN.md §7).
+"""What the training scripts share has one form.
 
 The scripts are single files on purpose, so what they have in common is repeated; these tests
 keep the copies textually identical, so that `diff` between two scripts shows only their real
