@@ -268,8 +268,15 @@ def make_learner_update(agent, args, mesh, shards_per_learner):
     loss_and_grad = jax.value_and_grad(partial(impala_loss, agent, args), has_aux=True)
 
     def on_learners(in_specs, out_specs):  # a compiled step, each learner device on its part
-        return lambda step: jax.jit(jax.shard_map(step, mesh=mesh, in_specs=in_specs,
-                                                  out_specs=out_specs, check_vma=False))
+        # that returns once done: XLA:CPU runs a device's part of a multi-device step on one of
+        # max(cores, devices) threads, and a step that finds 32 queued on a device holds one of
+        # those threads until one ends; run further ahead, a collective waits for its other part
+        # on a thread that never comes, and XLA aborts after 40 s.
+        def compile_step(step):
+            step = jax.jit(jax.shard_map(step, mesh=mesh, in_specs=in_specs,
+                                         out_specs=out_specs, check_vma=False))
+            return lambda *step_args: jax.block_until_ready(step(*step_args))
+        return compile_step
 
     @on_learners((P(None, "learner"), P(), P()), P(None, "learner"))
     def select(rollout, minibatch, shard):  # [steps, envs, ...] of one shard of a minibatch
