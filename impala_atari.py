@@ -134,9 +134,10 @@ class Args:
 def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
     options = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     if len(envpool.make_spec(env_id).observation_space.shape) == 3:
-        # Espeholt et al. 2018 (IMPALA) preprocessing, as Cleanba's legacy_scripts/cleanba_impala_
-        # envpool_impala_atari_wrapper.py (its current scripts: sticky actions, no episodic life).
-        options.update(episodic_life=True, reward_clip=True, noop_max=30)
+        # Machado et al. 2018's protocol, as Cleanba's current scripts: sticky actions, 1 no-op,
+        # the full action set, no life loss as an episode end; rewards clipped for the loss.
+        options.update(episodic_life=False, repeat_action_probability=0.25, noop_max=1,
+                       full_action_space=True, reward_clip=True)
     return envpool.make(env_id, env_type="gymnasium", num_envs=num_envs, batch_size=batch_size,
                         seed=seed, **options)
 

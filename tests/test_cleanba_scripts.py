@@ -173,6 +173,17 @@ def test_truncation_bootstraps_and_termination_does_not(impala, ppo) -> None:
         assert np.asarray(pg_adv)[1, 0] == pytest.approx(expected)
 
 
+def test_atari_envs_follow_cleanbas_current_protocol(impala, ppo) -> None:
+    # Machado et al. 2018, as Cleanba's cleanba_ppo.py and cleanba_impala.py make their envs.
+    machado = {"episodic_life": False, "repeat_action_probability": 0.25, "noop_max": 1,
+               "full_action_space": True, "reward_clip": True, "max_episode_steps": 27000}
+    for script in (impala, ppo):
+        envs = script.make_env("Breakout-v5", 2, 2, 0)
+        assert {name: envs.config[name] for name in machado} == machado
+        assert envs.action_space.n == 18
+        envs.close()
+
+
 # ------------------------------------------------------------------------- end-to-end runs
 
 
