@@ -234,10 +234,7 @@ METRICS = ("loss", "policy_loss", "value_loss", "entropy")
 def impala_loss(agent, args, params, obs, actions, behaviour_logits, rewards, terminations,
                 truncations, mask):
     """Summed (not averaged) over a shard's [num_steps, envs] sequences, as in IMPALA; the
-    learner sums the shards' gradients too, so a minibatch's gradient is that of the sum over
-    all its sequences, on any number of devices. (Cleanba sums over each device's part of
-    the minibatch and averages over the learner devices: the same on one device, that sum
-    divided by the number of learner devices on several.)"""
+    learner averages the shards' gradients, as Cleanba averages its learner devices' sums."""
     logits, values = agent.apply(params, obs.reshape(-1, *obs.shape[2:]))
     logits, values = logits.reshape(*obs.shape[:2], -1)[:-1], values.reshape(obs.shape[:2])
     logprobs = jax.nn.log_softmax(logits)
@@ -291,9 +288,9 @@ def make_learner_update(agent, args, mesh, shards_per_learner):
 
     @on_learners((P(), P("learner")), (P(), P()))
     def apply_gradients(state, shards):
-        # summed in shard order: the same sums whatever the number of devices (unlike a psum)
+        # averaged in shard order: the same sums whatever the number of devices (unlike a pmean)
         grads, losses = jax.tree.map(lambda *x: jax.lax.all_gather(
-            jnp.concatenate(x), "learner", tiled=True).sum(0), *shards)
+            jnp.concatenate(x), "learner", tiled=True).mean(0), *shards)
         return state.apply_gradients(grads=grads), losses
 
     @on_learners((P(), P("learner")), P())
