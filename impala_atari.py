@@ -534,7 +534,7 @@ if __name__ == "__main__":
     args = tyro.cli(Args)
     if args.eval_checkpoint is not None:  # no training: evaluate it on its task, with its network
         saved, params = load_checkpoint(args.eval_checkpoint)
-        agent = Agent(envpool.make_spec(saved.env_id).action_space.n, tuple(saved.channels),
+        agent = Agent(make_env(saved.env_id, 1, 1, 0).action_space.n, tuple(saved.channels),
                       tuple(saved.hiddens))
         video_dir = f"videos/{saved.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
         results = evaluate(evaluation_policy(agent, params, args.seed, args.eval_episodes),
@@ -560,7 +560,9 @@ if __name__ == "__main__":
         sys.exit(f"error: {args.env_id} has continuous actions; this script needs discrete ones")
     if args.capture_video and not spec.render_shape:
         sys.exit(f"error: --capture-video: {args.env_id} has no render() to record")
-    agent = Agent(spec.action_space.n, tuple(args.channels), tuple(args.hiddens))
+    # the actions of the envs as made (Atari's full set, where make_spec has the minimal one)
+    agent = Agent(make_env(args.env_id, 1, 1, 0).action_space.n, tuple(args.channels),
+                  tuple(args.hiddens))
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
     video_dir = f"videos/{run_name}" if args.capture_video else None
 

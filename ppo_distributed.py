@@ -275,30 +275,21 @@ def make_learner_update(agent, args, mesh, shards_per_learner, learner_key):
             return lambda *step_args: jax.block_until_ready(step(*step_args))
         return compile_step
 
-    @on_learners((P(), P(None, "learner")), P("learner"))
-    def prepare(state, rollout):  # [shards, samples, ...]: a learner device's shards, flat
-        shards = {name: jnp.moveaxis(x.reshape(x.shape[0], shards_per_learner, -1, *x.shape[2:]),
-                                     1, 0) for name, x in zip(TIME_MAJOR, rollout, strict=True)}
-
-        # CALCULATE ADVANTAGE, one gradient shard after the other
-        def shard_advantages(_, shard):
-            obs = shard["obs"]
-            _, values = agent.apply(state.params, obs.reshape(-1, *obs.shape[2:]))
-            values = values.reshape(obs.shape[:2])
-            terminations, truncations = shard["terminations"], shard["truncations"]
-            advantages = compute_gae(values[:-1], values[1:], shard["rewards"],
-                                     args.gamma * (1.0 - terminations),
-                                     1.0 - jnp.maximum(terminations, truncations), args.gae_lambda)
-            return None, (advantages, advantages + values[:-1])
-
-        _, (advantages, returns) = jax.lax.scan(shard_advantages, None, shards)
-
-        def flatten(x):  # [shards, steps, envs, ...] -> [shards, steps * envs, ...]
-            return x.reshape(x.shape[0], -1, *x.shape[3:])
-
-        return (flatten(shards["obs"][:, :-1]), flatten(shards["actions"]),
-                flatten(shards["logits"]), flatten(advantages), flatten(returns),
-                flatten(shards["masks"]))
+    @on_learners((P(), P(None, "learner"), P()), P("learner"))
+    def prepare(state, rollout, shard):  # [1, samples, ...]: one shard of a device, flat
+        # CALCULATE ADVANTAGE, a compiled step per shard: a loop over a device's shards would
+        # run a different number of times, and compile differently, on each split
+        x = {name: y.reshape(y.shape[0], shards_per_learner, -1, *y.shape[2:])[:, shard]
+             for name, y in zip(TIME_MAJOR, rollout, strict=True)}
+        _, values = agent.apply(state.params, x["obs"].reshape(-1, *x["obs"].shape[2:]))
+        values = values.reshape(x["obs"].shape[:2])
+        terminations, truncations = x["terminations"], x["truncations"]
+        advantages = compute_gae(values[:-1], values[1:], x["rewards"],
+                                 args.gamma * (1.0 - terminations),
+                                 1.0 - jnp.maximum(terminations, truncations), args.gae_lambda)
+        return tuple(y.reshape(1, -1, *y.shape[2:]) for y in (  # [steps, envs, ...] -> flat
+            x["obs"][:-1], x["actions"], x["logits"], advantages, advantages + values[:-1],
+            x["masks"]))
 
     @on_learners((P("learner"), P(), P(), P(), P()), P("learner"))
     def select(data, update, epoch, minibatch, shard):  # one shard of a minibatch
@@ -308,7 +299,7 @@ def make_learner_update(agent, args, mesh, shards_per_learner, learner_key):
         key = jax.random.fold_in(jax.random.fold_in(learner_key, update), epoch)
         permutation = jax.random.permutation(jax.random.fold_in(key, shard_id), data[0].shape[1])
         indices = permutation.reshape(args.num_minibatches, -1)[minibatch]
-        return tuple(x[shard][indices] for x in data)
+        return tuple(x[0][indices] for x in data)
 
     @on_learners((P(), P("learner")), P("learner"))
     def shard_gradient(state, shard):  # one compiled step for every shard: the same bits
@@ -331,11 +322,13 @@ def make_learner_update(agent, args, mesh, shards_per_learner, learner_key):
         return metrics
 
     def update(state, batch, update_index):
-        data, losses = prepare(state, tuple(batch[name] for name in TIME_MAJOR)), []
+        rollout, losses = tuple(batch[name] for name in TIME_MAJOR), []
+        data = [prepare(state, rollout, shard) for shard in range(shards_per_learner)]
         # UPDATE NETWORK
         for epoch, minibatch in itertools.product(range(args.update_epochs),
                                                   range(args.num_minibatches)):
-            shards = [shard_gradient(state, select(data, update_index, epoch, minibatch, shard))
+            shards = [shard_gradient(state, select(data[shard], update_index, epoch, minibatch,
+                                                   shard))
                       for shard in range(shards_per_learner)]
             state, minibatch_losses = apply_gradients(state, shards)
             losses.append(minibatch_losses)
@@ -562,7 +555,7 @@ if __name__ == "__main__":
     args = tyro.cli(Args)
     if args.eval_checkpoint is not None:  # no training: evaluate it on its task, with its network
         saved, params = load_checkpoint(args.eval_checkpoint)
-        agent = Agent(envpool.make_spec(saved.env_id).action_space.n, tuple(saved.channels),
+        agent = Agent(make_env(saved.env_id, 1, 1, 0).action_space.n, tuple(saved.channels),
                       tuple(saved.hiddens))
         video_dir = f"videos/{saved.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
         results = evaluate(evaluation_policy(agent, params, args.seed, args.eval_episodes),
@@ -589,7 +582,9 @@ if __name__ == "__main__":
         sys.exit(f"error: {args.env_id} has continuous actions; this script needs discrete ones")
     if args.capture_video and not spec.render_shape:
         sys.exit(f"error: --capture-video: {args.env_id} has no render() to record")
-    agent = Agent(spec.action_space.n, tuple(args.channels), tuple(args.hiddens))
+    # the actions of the envs as made (Atari's full set, where make_spec has the minimal one)
+    agent = Agent(make_env(args.env_id, 1, 1, 0).action_space.n, tuple(args.channels),
+                  tuple(args.hiddens))
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
     video_dir = f"videos/{run_name}" if args.capture_video else None
 

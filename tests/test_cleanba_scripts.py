@@ -211,6 +211,10 @@ def jobs_for(name: str) -> dict[str, tuple[list[list[str]], dict[str, str]]]:
              "--num-steps", "8", "--total-timesteps", "64", "--num-minibatches", "2",
              "--channels", "2", "2", "2", "--hiddens", "16", "--capture-video",
              "--eval-episodes", "1", *(["--update-epochs", "1"] if name == "ppo" else [])]
+    conv = ["--env-id", "Breakout-v5", "--local-num-envs", "4", "--num-actor-threads", "1",
+            "--num-steps", "8", "--total-timesteps", "64", "--num-grad-shards", "2",
+            "--channels", "2", "2", "2", "--hiddens", "16", "--results-file", "results.npz",
+            *(["--num-minibatches", "2"] if name == "impala" else [])]
     jobs = {  # the longest first: the others share the second core meanwhile
         "one_device": ([[*learn, *threads, "--save-model",
                          "--eval-episodes", str(EVAL_EPISODES)]], {}),
@@ -220,6 +224,11 @@ def jobs_for(name: str) -> dict[str, tuple[list[list[str]], dict[str, str]]]:
                                   "--learner-device-ids", "1"]], TWO_DEVICES),
         "two_processes": (two_processes, {}),
         "atari": ([atari], {}),
+        # The ResNet on 1 and on 2 learner devices, 2 gradient shards: the same bits. PPO's
+        # 16 minibatches a rollout dispatch 49 steps, past the 32 XLA:CPU queues per device.
+        "conv_one_learner": ([conv], {}),
+        "conv_two_learners": ([[*conv, "--actor-device-ids", "0", "--learner-device-ids", "0",
+                                "1"]], TWO_DEVICES),
         "async": ([["--env-id", "CartPole-v1", "--num-steps", "8", "--total-timesteps", "192",
                     "--num-minibatches", "2", "--local-num-envs", "8", "--async-batch-size", "4",
                     "--num-actor-threads", "1", "--no-concurrency",
@@ -477,6 +486,14 @@ def test_checkpoint_that_is_not_the_networks_fails_before_writing(runs, tmp_path
         with pytest.raises(error):
             runpy.run_path(str(SCRIPTS[runs[0]]), run_name="__main__")
     assert not (tmp_path / "runs").exists()
+
+
+def test_conv_net_on_two_learner_devices_is_bitwise_identical(runs) -> None:
+    one, two = results(runs, "conv_one_learner"), results(runs, "conv_two_learners")
+    assert list(one["metric/global_step"]) == [32, 64]
+    differ = [k for k in one if not np.array_equal(one[k], two[k])]
+    assert not differ, f"{runs[0]}: 2 learner devices differ from 1 in {differ}"
+    assert "learners on [CpuDevice(id=0), CpuDevice(id=1)]" in output(runs, "conv_two_learners")
 
 
 def test_async_pools_without_concurrency_train(runs) -> None:
