@@ -77,14 +77,16 @@ def main() -> None:
     """Runs every configuration and writes the tally."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--scripts", nargs="+", default=list(EXTRA))
     parser.add_argument("--learners", type=int, nargs="+", default=[1, 2, 3])
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--limit", type=float, default=600.0, help="seconds per run")
     parser.add_argument("--out", default="benchmark/results/multi_device_runs")
     args = parser.parse_args()
     rows = []
-    for script in EXTRA:
+    for script in args.scripts:
         for learners in args.learners:
-            for threads in (1, 2):
+            for threads in args.threads:
                 runs = [run_once(script, threads, learners, args.limit) for _ in range(args.runs)]
                 rows.append(
                     dict(

@@ -326,6 +326,17 @@ def test_one_device_run_logs_cleanrl_tags(runs) -> None:
     r = results(runs, "one_device")
     assert np.isfinite(r["metric/loss"]).all()
     assert list(r["metric/global_step"]) == [batch * (i + 1) for i in range(num_updates)]
+    # One point per finished episode (as the PyTorch scripts log), at a step of the run.
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run_dir))
+    events.Reload()
+    for tag, total in (("return", "episode_return"), ("length", "episode_length")):
+        points = events.Scalars(f"charts/episodic_{tag}")
+        count = r["metric/episode_count"].sum()
+        assert len(points) == count > num_updates, f"{tag}: {len(points)} points, {count} episodes"
+        assert sum(p.value for p in points) == pytest.approx(r[f"metric/{total}"].sum(), rel=1e-5)
+        assert all(0 < p.step <= num_updates * batch for p in points)
 
 
 @pytest.mark.parametrize("job", ["one_device", "two_learners"])
