@@ -135,8 +135,7 @@ class Args:
 def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
     options = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     if len(envpool.make_spec(env_id).observation_space.shape) == 3:
-        # Machado et al. 2018's protocol, as Cleanba's current scripts (the full action set, which
-        # make_spec lacks: the agent's outputs count the actions of a made env)
+        # Machado et al. 2018's protocol, as Cleanba's current scripts (18 actions, not make_spec's)
         options.update(episodic_life=False, repeat_action_probability=0.25, noop_max=1,
                        full_action_space=True, reward_clip=True)
     return envpool.make(env_id, env_type="gymnasium", num_envs=num_envs, batch_size=batch_size,
@@ -579,7 +578,7 @@ if __name__ == "__main__":
         sys.exit(f"error: {args.env_id} has continuous actions; this script needs discrete ones")
     if args.capture_video and not spec.render_shape:
         sys.exit(f"error: --capture-video: {args.env_id} has no render() to record")
-    agent = Agent(make_env(args.env_id, 1, 1, 0).action_space.n, tuple(args.channels),
+    agent = Agent(make_env(args.env_id, 1, 1, 0).action_space.n, tuple(args.channels),  # as made
                   tuple(args.hiddens))
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
     video_dir = f"videos/{run_name}" if args.capture_video else None
@@ -746,12 +745,12 @@ if __name__ == "__main__":
                    "stats/params_queue_size": sum(map(queue.Queue.qsize, params_queues)),
                    **{f"stats/{name}": np.mean([timings[name] for _, timings, _ in payloads])
                       for name in payloads[0][1]}}
+        for row, episode_return, length in sorted(e for *_, episodes in payloads for e in episodes):
+            episode_step = (update - 1) * batch_size + int(row) * num_envs  # where it ended
+            writer.add_scalar("charts/episodic_return", episode_return, episode_step)
+            writer.add_scalar("charts/episodic_length", length, episode_step)
         for tag, value in scalars.items():
             writer.add_scalar(tag, value, global_step)
-        for row, episodic_return, length in (e for *_, episodes in payloads for e in episodes):
-            episode_step = (update - 1) * batch_size + int(row) * num_envs  # where it ended
-            writer.add_scalar("charts/episodic_return", episodic_return, episode_step)
-            writer.add_scalar("charts/episodic_length", length, episode_step)
         if update % 10 == 0 or update == num_updates:  # the rollout's mean, over every process
             tqdm.write(f"global_step={global_step} SPS={sps} episodic_return="
                        f"{metrics['episode_return'] / (metrics['episode_count'] or np.nan):.2f}")

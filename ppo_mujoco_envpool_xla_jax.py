@@ -387,7 +387,7 @@ if __name__ == "__main__":
             epoch_update, (params, opt_state, lr), jax.random.split(update_key, args.update_epochs))
         y_pred, y_true = values.reshape(-1), (advantages + values).reshape(-1)
         explained_var = 1 - jnp.var(y_true - y_pred) / jnp.var(y_true)
-        metrics = {name: value[-1, -1] for name, value in zip(
+        metrics = {name: value[-1].mean() for name, value in zip(
             ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"), metrics,
             strict=True)} | {"explained_variance": explained_var, "learning_rate": lr}
         episodes = (rewards, terminated, truncated, rollout[8], rollout[9])
