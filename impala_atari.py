@@ -265,19 +265,21 @@ def make_learner_update(agent, args, mesh, shards_per_learner):
     loss_and_grad = jax.value_and_grad(partial(impala_loss, agent, args), has_aux=True)
 
     def on_learners(in_specs, out_specs):  # a compiled step, each learner device on its part,
-        # done when it returns: XLA:CPU holds one of its max(cores, devices) threads for each step
-        # queued past 32 on a device, the thread a collective's other part may wait for forever
+        # done when it returns: past 32 queued, XLA:CPU may starve a collective of its threads
         def compile_step(step):
             step = jax.jit(jax.shard_map(step, mesh=mesh, in_specs=in_specs,
                                          out_specs=out_specs, check_vma=False))
             return lambda *step_args: jax.block_until_ready(step(*step_args))
         return compile_step
 
-    @on_learners((P(), P(None, "learner"), P(), P()), P("learner"))
-    def shard_gradient(state, rollout, minibatch, shard):  # the same step for every shard
-        (loss, aux), grads = loss_and_grad(state.params, *(  # [steps, envs, ...] of the shard
-            x.reshape(x.shape[0], shards_per_learner, args.num_minibatches, -1,
-                      *x.shape[2:])[:, shard, minibatch] for x in rollout))
+    @on_learners((P(None, "learner"), P(), P()), P(None, "learner"))
+    def select(rollout, minibatch, shard):  # [steps, envs, ...] of one shard of a minibatch
+        return tuple(x.reshape(x.shape[0], shards_per_learner, args.num_minibatches, -1,
+                               *x.shape[2:])[:, shard, minibatch] for x in rollout)
+
+    @on_learners((P(), P(None, "learner")), P("learner"))
+    def shard_gradient(state, shard):  # one compiled step for every shard: the same bits
+        (loss, aux), grads = loss_and_grad(state.params, *shard)
         return jax.tree.map(lambda x: x[None], (grads, (loss, *aux)))
 
     @on_learners((P(), P("learner")), (P(), P()))
@@ -289,10 +291,8 @@ def make_learner_update(agent, args, mesh, shards_per_learner):
 
     @on_learners((P(), P("learner")), P())
     def summarize(losses, episode_sums):
-        *losses, sample_counts = jnp.array(losses).T  # [metric, minibatch]
-        num_samples = jnp.maximum(sample_counts.sum(), 1)  # none in a rollout of reset steps
-        metrics = {name: values.sum() / num_samples
-                   for name, values in zip(METRICS, losses, strict=True)}
+        *sums, num_samples = jnp.array(losses).sum(0)  # over minibatches (0 samples: all resets)
+        metrics = dict(zip(METRICS, jnp.array(sums) / jnp.maximum(num_samples, 1), strict=True))
         for name, values in episode_sums.items():  # summed over every env of every process
             metrics[name] = jax.lax.all_gather(values, "learner", tiled=True).sum()
         return metrics
@@ -301,7 +301,7 @@ def make_learner_update(agent, args, mesh, shards_per_learner):
         rollout, losses = tuple(batch[name] for name in TIME_MAJOR), []
         # UPDATE NETWORK
         for minibatch in range(args.num_minibatches):
-            shards = [shard_gradient(state, rollout, minibatch, shard)
+            shards = [shard_gradient(state, select(rollout, minibatch, shard))
                       for shard in range(shards_per_learner)]
             state, minibatch_losses = apply_gradients(state, shards)
             losses.append(minibatch_losses)
@@ -662,8 +662,7 @@ if __name__ == "__main__":
             rollout_queues.append(rollout_queue)
             threads[-1].start()
 
-    history = {}
-    start_time = time.time()
+    history, start_time = {}, time.time()
     for update in tqdm(range(1, num_updates + 1), disable=process_index != 0, desc="updates"):
         # GATHER THE ROLLOUTS: one from every actor thread, in a fixed order, so that the batch
         # does not depend on which thread finished first

@@ -264,8 +264,7 @@ def make_learner_update(agent, args, mesh, shards_per_learner, learner_key):
     loss_and_grad = jax.value_and_grad(partial(ppo_loss, agent, args), has_aux=True)
 
     def on_learners(in_specs, out_specs):  # a compiled step, each learner device on its part,
-        # done when it returns: XLA:CPU holds one of its max(cores, devices) threads for each step
-        # queued past 32 on a device, the thread a collective's other part may wait for forever
+        # done when it returns: past 32 queued, XLA:CPU may starve a collective of its threads
         def compile_step(step):
             step = jax.jit(jax.shard_map(step, mesh=mesh, in_specs=in_specs,
                                          out_specs=out_specs, check_vma=False))
@@ -687,8 +686,7 @@ if __name__ == "__main__":
             rollout_queues.append(rollout_queue)
             threads[-1].start()
 
-    history = {}
-    start_time = time.time()
+    history, start_time = {}, time.time()
     for update in tqdm(range(1, num_updates + 1), disable=process_index != 0, desc="updates"):
         # GATHER THE ROLLOUTS: one from every actor thread, in a fixed order, so that the batch
         # does not depend on which thread finished first
