@@ -134,9 +134,9 @@ class Args:
 def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
     options = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     if len(envpool.make_spec(env_id).observation_space.shape) == 3:
-        # Espeholt et al. 2018 (IMPALA) preprocessing, as Cleanba's legacy_scripts/cleanba_impala_
-        # envpool_impala_atari_wrapper.py (its current scripts: sticky actions, no episodic life).
-        options.update(episodic_life=True, reward_clip=True, noop_max=30)
+        # Machado et al. 2018's protocol, as Cleanba's current scripts (18 actions, not make_spec's)
+        options.update(episodic_life=False, repeat_action_probability=0.25, noop_max=1,
+                       full_action_space=True, reward_clip=True)
     return envpool.make(env_id, env_type="gymnasium", num_envs=num_envs, batch_size=batch_size,
                         seed=seed, **options)
 
@@ -233,10 +233,7 @@ METRICS = ("loss", "policy_loss", "value_loss", "entropy")
 def impala_loss(agent, args, params, obs, actions, behaviour_logits, rewards, terminations,
                 truncations, mask):
     """Summed (not averaged) over a shard's [num_steps, envs] sequences, as in IMPALA; the
-    learner sums the shards' gradients too, so a minibatch's gradient is that of the sum over
-    all its sequences, on any number of devices. (Cleanba sums over each device's part of
-    the minibatch and averages over the learner devices: the same on one device, that sum
-    divided by the number of learner devices on several.)"""
+    learner averages the shards' gradients, as Cleanba averages its learner devices' sums."""
     logits, values = agent.apply(params, obs.reshape(-1, *obs.shape[2:]))
     logits, values = logits.reshape(*obs.shape[:2], -1)[:-1], values.reshape(obs.shape[:2])
     logprobs = jax.nn.log_softmax(logits)
@@ -267,9 +264,13 @@ def make_learner_update(agent, args, mesh, shards_per_learner):
     XLA:CPU runs a convolution's gradient 15-30x slower in a loop (jax-ml/jax#12868)."""
     loss_and_grad = jax.value_and_grad(partial(impala_loss, agent, args), has_aux=True)
 
-    def on_learners(in_specs, out_specs):  # a compiled step, each learner device on its part
-        return lambda step: jax.jit(jax.shard_map(step, mesh=mesh, in_specs=in_specs,
-                                                  out_specs=out_specs, check_vma=False))
+    def on_learners(in_specs, out_specs):  # a compiled step, each learner device on its part,
+        # done when it returns: past 32 queued, XLA:CPU may starve a collective of its threads
+        def compile_step(step):
+            step = jax.jit(jax.shard_map(step, mesh=mesh, in_specs=in_specs,
+                                         out_specs=out_specs, check_vma=False))
+            return lambda *step_args: jax.block_until_ready(step(*step_args))
+        return compile_step
 
     @on_learners((P(None, "learner"), P(), P()), P(None, "learner"))
     def select(rollout, minibatch, shard):  # [steps, envs, ...] of one shard of a minibatch
@@ -283,17 +284,15 @@ def make_learner_update(agent, args, mesh, shards_per_learner):
 
     @on_learners((P(), P("learner")), (P(), P()))
     def apply_gradients(state, shards):
-        # summed in shard order: the same sums whatever the number of devices (unlike a psum)
+        # averaged in shard order: the same sums whatever the number of devices (unlike a pmean)
         grads, losses = jax.tree.map(lambda *x: jax.lax.all_gather(
-            jnp.concatenate(x), "learner", tiled=True).sum(0), *shards)
+            jnp.concatenate(x), "learner", tiled=True).mean(0), *shards)
         return state.apply_gradients(grads=grads), losses
 
     @on_learners((P(), P("learner")), P())
     def summarize(losses, episode_sums):
-        *losses, sample_counts = jnp.array(losses).T  # [metric, minibatch]
-        num_samples = jnp.maximum(sample_counts.sum(), 1)  # none in a rollout of reset steps
-        metrics = {name: values.sum() / num_samples
-                   for name, values in zip(METRICS, losses, strict=True)}
+        *sums, num_samples = jnp.array(losses).sum(0)  # over minibatches (0 samples: all resets)
+        metrics = dict(zip(METRICS, jnp.array(sums) / jnp.maximum(num_samples, 1), strict=True))
         for name, values in episode_sums.items():  # summed over every env of every process
             metrics[name] = jax.lax.all_gather(values, "learner", tiled=True).sum()
         return metrics
@@ -406,6 +405,7 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
             params_queue_get_time = time.time() - update_start
             inference_time = 0.0
             episode_sums = {name: np.zeros(num_envs, np.float32) for name in EPISODE_SUMS}
+            episodes = []  # (row of the last obs, return, length) of each episode that ends
 
             # COLLECT TRAJECTORIES
             while rows.min() < num_steps + 1:  # row num_steps also starts the next rollout
@@ -428,6 +428,7 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
                                                                truncated, info)
                 for name, value in zip(EPISODE_SUMS, (returns, lengths, 1), strict=True):
                     episode_sums[name][ended] += value
+                episodes += zip(rows[ended] - 1, returns, lengths, strict=True)
 
             # HAND THE ROLLOUT TO THE LEARNER, sliced per learner device
             data = {**transitions(storage, num_steps), **episode_sums}
@@ -440,7 +441,7 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
             timings = dict(params_queue_get_time=params_queue_get_time,
                            rollout_time=time.time() - update_start - params_queue_get_time,
                            inference_time=inference_time)
-            rollout_queue.put((sliced_rollout, timings))
+            rollout_queue.put((sliced_rollout, timings, episodes))
     except BaseException as e:  # handed to the learner, which re-raises it
         rollout_queue.put(e)
 
@@ -529,7 +530,7 @@ if __name__ == "__main__":
     args = tyro.cli(Args)
     if args.eval_checkpoint is not None:  # no training: evaluate it on its task, with its network
         saved, params = load_checkpoint(args.eval_checkpoint)
-        agent = Agent(envpool.make_spec(saved.env_id).action_space.n, tuple(saved.channels),
+        agent = Agent(make_env(saved.env_id, 1, 1, 0).action_space.n, tuple(saved.channels),
                       tuple(saved.hiddens))
         video_dir = f"videos/{saved.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
         results = evaluate(evaluation_policy(agent, params, args.seed, args.eval_episodes),
@@ -555,7 +556,8 @@ if __name__ == "__main__":
         sys.exit(f"error: {args.env_id} has continuous actions; this script needs discrete ones")
     if args.capture_video and not spec.render_shape:
         sys.exit(f"error: --capture-video: {args.env_id} has no render() to record")
-    agent = Agent(spec.action_space.n, tuple(args.channels), tuple(args.hiddens))
+    agent = Agent(make_env(args.env_id, 1, 1, 0).action_space.n, tuple(args.channels),  # as made
+                  tuple(args.hiddens))
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
     video_dir = f"videos/{run_name}" if args.capture_video else None
 
@@ -609,8 +611,7 @@ if __name__ == "__main__":
     root_key = jax.random.PRNGKey(args.seed)
 
     def linear_schedule(count):
-        # one update = num_minibatches optimizer steps
-        frac = 1.0 - (count // args.num_minibatches) / num_updates
+        frac = 1.0 - (count // args.num_minibatches) / num_updates  # per update: one per minibatch
         return args.learning_rate * frac
 
     # RMSProp as PyTorch's and Cleanba's: eps outside the square root.
@@ -661,29 +662,26 @@ if __name__ == "__main__":
             rollout_queues.append(rollout_queue)
             threads[-1].start()
 
-    history = {}
-    start_time = time.time()
+    history, start_time = {}, time.time()
     for update in tqdm(range(1, num_updates + 1), disable=process_index != 0, desc="updates"):
         # GATHER THE ROLLOUTS: one from every actor thread, in a fixed order, so that the batch
         # does not depend on which thread finished first
         get_start = time.time()
         payloads = [rollout_queue.get() for rollout_queue in rollout_queues]
-        for payload in payloads:
-            if isinstance(payload, BaseException):
-                raise RuntimeError("an actor thread failed") from payload
+        for payload in (payload for payload in payloads if isinstance(payload, BaseException)):
+            raise RuntimeError("an actor thread failed") from payload
         batch = {}
         for name, partition in batch_specs.items():
             axis = 1 if name in TIME_MAJOR else 0
             parts = []  # one per learner device of this process: its envs, in global order
             for device_index in range(len(learner_devices)):
-                pieces = [arrays[name] for sliced_rollout, _ in payloads
+                pieces = [arrays[name] for sliced_rollout, *_ in payloads
                           for learner_index, arrays in sliced_rollout
                           if learner_index == device_index]
                 parts.append(jnp.concatenate(pieces, axis))
-            shape = list(parts[0].shape)
-            shape[axis] = num_envs
+            shape = (*parts[0].shape[:axis], num_envs, *parts[0].shape[axis + 1:])
             batch[name] = jax.make_array_from_single_device_arrays(
-                tuple(shape), NamedSharding(mesh, partition), parts)
+                shape, NamedSharding(mesh, partition), parts)
         rollout_queue_get_time = time.time() - get_start
         training_start = time.time()
 
@@ -718,16 +716,17 @@ if __name__ == "__main__":
                    "stats/params_queue_put_time": time.time() - put_start,
                    "stats/rollout_queue_size": sum(map(queue.Queue.qsize, rollout_queues)),
                    "stats/params_queue_size": sum(map(queue.Queue.qsize, params_queues)),
-                   **{f"stats/{name}": np.mean([timings[name] for _, timings in payloads])
+                   **{f"stats/{name}": np.mean([timings[name] for _, timings, _ in payloads])
                       for name in payloads[0][1]}}
-        if metrics["episode_count"] > 0:  # the episodes that ended in this rollout, in every env
-            scalars["charts/episodic_return"] = metrics["episode_return"] / metrics["episode_count"]
-            scalars["charts/episodic_length"] = metrics["episode_length"] / metrics["episode_count"]
+        for row, episode_return, length in sorted(e for *_, episodes in payloads for e in episodes):
+            episode_step = (update - 1) * batch_size + int(row) * num_envs  # where it ended
+            writer.add_scalar("charts/episodic_return", episode_return, episode_step)
+            writer.add_scalar("charts/episodic_length", length, episode_step)
         for tag, value in scalars.items():
             writer.add_scalar(tag, value, global_step)
-        if update % 10 == 0 or update == num_updates:
+        if update % 10 == 0 or update == num_updates:  # the rollout's mean, over every process
             tqdm.write(f"global_step={global_step} SPS={sps} episodic_return="
-                       f"{scalars.get('charts/episodic_return', float('nan')):.2f}")
+                       f"{metrics['episode_return'] / (metrics['episode_count'] or np.nan):.2f}")
     for thread in threads:
         thread.join()
 

@@ -135,9 +135,9 @@ class Args:
 def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
     options = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     if len(envpool.make_spec(env_id).observation_space.shape) == 3:
-        # Espeholt et al. 2018 (IMPALA) preprocessing, as Cleanba's legacy_scripts/cleanba_impala_
-        # envpool_impala_atari_wrapper.py (its current scripts: sticky actions, no episodic life).
-        options.update(episodic_life=True, reward_clip=True, noop_max=30)
+        # Machado et al. 2018's protocol, as Cleanba's current scripts (18 actions, not make_spec's)
+        options.update(episodic_life=False, repeat_action_probability=0.25, noop_max=1,
+                       full_action_space=True, reward_clip=True)
     return envpool.make(env_id, env_type="gymnasium", num_envs=num_envs, batch_size=batch_size,
                         seed=seed, **options)
 
@@ -263,48 +263,39 @@ def make_learner_update(agent, args, mesh, shards_per_learner, learner_key):
     lax.scan: XLA:CPU runs a convolution's gradient 15-30x slower in a loop (jax-ml/jax#12868)."""
     loss_and_grad = jax.value_and_grad(partial(ppo_loss, agent, args), has_aux=True)
 
-    def on_learners(in_specs, out_specs):  # a compiled step, each learner device on its part
-        return lambda step: jax.jit(jax.shard_map(step, mesh=mesh, in_specs=in_specs,
-                                                  out_specs=out_specs, check_vma=False))
+    def on_learners(in_specs, out_specs):  # a compiled step, each learner device on its part,
+        # done when it returns: past 32 queued, XLA:CPU may starve a collective of its threads
+        def compile_step(step):
+            step = jax.jit(jax.shard_map(step, mesh=mesh, in_specs=in_specs,
+                                         out_specs=out_specs, check_vma=False))
+            return lambda *step_args: jax.block_until_ready(step(*step_args))
+        return compile_step
 
-    @on_learners((P(), P(None, "learner")), P("learner"))
-    def prepare(state, rollout):  # [shards, samples, ...]: a learner device's shards, flat
-        shards = {name: jnp.moveaxis(x.reshape(x.shape[0], shards_per_learner, -1, *x.shape[2:]),
-                                     1, 0) for name, x in zip(TIME_MAJOR, rollout, strict=True)}
+    @on_learners((P(), P(None, "learner"), P()), P("learner"))
+    def prepare(state, rollout, shard):  # [1, samples, ...]: one shard of a device, flat
+        # CALCULATE ADVANTAGE, a compiled step per shard: a loop over a device's shards would
+        # run a different number of times, and compile differently, on each split
+        x = {name: y.reshape(y.shape[0], shards_per_learner, -1, *y.shape[2:])[:, shard]
+             for name, y in zip(TIME_MAJOR, rollout, strict=True)}
+        _, values = agent.apply(state.params, x["obs"].reshape(-1, *x["obs"].shape[2:]))
+        values = values.reshape(x["obs"].shape[:2])
+        terminations, truncations = x["terminations"], x["truncations"]
+        advantages = compute_gae(values[:-1], values[1:], x["rewards"],
+                                 args.gamma * (1.0 - terminations),
+                                 1.0 - jnp.maximum(terminations, truncations), args.gae_lambda)
+        return tuple(y.reshape(1, -1, *y.shape[2:]) for y in (  # [steps, envs, ...] -> flat
+            x["obs"][:-1], x["actions"], x["logits"], advantages, advantages + values[:-1],
+            x["masks"]))
 
-        # CALCULATE ADVANTAGE, one gradient shard after the other
-        def shard_advantages(_, shard):
-            obs = shard["obs"]
-            _, values = agent.apply(state.params, obs.reshape(-1, *obs.shape[2:]))
-            values = values.reshape(obs.shape[:2])
-            terminations, truncations = shard["terminations"], shard["truncations"]
-            advantages = compute_gae(values[:-1], values[1:], shard["rewards"],
-                                     args.gamma * (1.0 - terminations),
-                                     1.0 - jnp.maximum(terminations, truncations), args.gae_lambda)
-            return None, (advantages, advantages + values[:-1])
-
-        _, (advantages, returns) = jax.lax.scan(shard_advantages, None, shards)
-
-        def flatten(x):  # [shards, steps, envs, ...] -> [shards, steps * envs, ...]
-            return x.reshape(x.shape[0], -1, *x.shape[3:])
-
-        return (flatten(shards["obs"][:, :-1]), flatten(shards["actions"]),
-                flatten(shards["logits"]), flatten(advantages), flatten(returns),
-                flatten(shards["masks"]))
-
-    @on_learners((P("learner"), P(), P(), P(), P()), P("learner"))
-    def select(data, update, epoch, minibatch, shard):  # one shard of a minibatch
+    @on_learners((P(), P("learner"), P(), P(), P(), P()), P("learner"))
+    def shard_gradient(state, data, update, epoch, minibatch, shard):  # the same for every shard
         # each shard shuffles its samples with its own key: the same minibatches on any
         # number of devices
         shard_id = jax.lax.axis_index("learner") * shards_per_learner + shard
         key = jax.random.fold_in(jax.random.fold_in(learner_key, update), epoch)
         permutation = jax.random.permutation(jax.random.fold_in(key, shard_id), data[0].shape[1])
         indices = permutation.reshape(args.num_minibatches, -1)[minibatch]
-        return tuple(x[shard][indices] for x in data)
-
-    @on_learners((P(), P("learner")), P("learner"))
-    def shard_gradient(state, shard):  # one compiled step for every shard: the same bits
-        (loss, aux), grads = loss_and_grad(state.params, *shard)
+        (loss, aux), grads = loss_and_grad(state.params, *(x[0][indices] for x in data))
         return jax.tree.map(lambda x: x[None], (grads, (loss, *aux)))
 
     @on_learners((P(), P("learner")), (P(), P()))
@@ -323,15 +314,18 @@ def make_learner_update(agent, args, mesh, shards_per_learner, learner_key):
         return metrics
 
     def update(state, batch, update_index):
-        data, losses = prepare(state, tuple(batch[name] for name in TIME_MAJOR)), []
+        rollout, losses = tuple(batch[name] for name in TIME_MAJOR), []
+        data = [prepare(state, rollout, shard) for shard in range(shards_per_learner)]
         # UPDATE NETWORK
         for epoch, minibatch in itertools.product(range(args.update_epochs),
                                                   range(args.num_minibatches)):
-            shards = [shard_gradient(state, select(data, update_index, epoch, minibatch, shard))
+            shards = [shard_gradient(state, data[shard], update_index, epoch, minibatch, shard)
                       for shard in range(shards_per_learner)]
             state, minibatch_losses = apply_gradients(state, shards)
             losses.append(minibatch_losses)
-        return state, summarize(losses, {name: batch[name] for name in EPISODE_SUMS})
+        # the losses of the last epoch's minibatches (the rule of every script's losses/*)
+        return state, summarize(losses[-args.num_minibatches:],
+                                {name: batch[name] for name in EPISODE_SUMS})
 
     return update
 
@@ -431,6 +425,7 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
             params_queue_get_time = time.time() - update_start
             inference_time = 0.0
             episode_sums = {name: np.zeros(num_envs, np.float32) for name in EPISODE_SUMS}
+            episodes = []  # (row of the last obs, return, length) of each episode that ends
 
             # COLLECT TRAJECTORIES
             while rows.min() < num_steps + 1:  # row num_steps also starts the next rollout
@@ -453,6 +448,7 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
                                                                truncated, info)
                 for name, value in zip(EPISODE_SUMS, (returns, lengths, 1), strict=True):
                     episode_sums[name][ended] += value
+                episodes += zip(rows[ended] - 1, returns, lengths, strict=True)
 
             # HAND THE ROLLOUT TO THE LEARNER, sliced per learner device
             data = {**transitions(storage, num_steps), **episode_sums}
@@ -465,7 +461,7 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
             timings = dict(params_queue_get_time=params_queue_get_time,
                            rollout_time=time.time() - update_start - params_queue_get_time,
                            inference_time=inference_time)
-            rollout_queue.put((sliced_rollout, timings))
+            rollout_queue.put((sliced_rollout, timings, episodes))
     except BaseException as e:  # handed to the learner, which re-raises it
         rollout_queue.put(e)
 
@@ -554,7 +550,7 @@ if __name__ == "__main__":
     args = tyro.cli(Args)
     if args.eval_checkpoint is not None:  # no training: evaluate it on its task, with its network
         saved, params = load_checkpoint(args.eval_checkpoint)
-        agent = Agent(envpool.make_spec(saved.env_id).action_space.n, tuple(saved.channels),
+        agent = Agent(make_env(saved.env_id, 1, 1, 0).action_space.n, tuple(saved.channels),
                       tuple(saved.hiddens))
         video_dir = f"videos/{saved.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
         results = evaluate(evaluation_policy(agent, params, args.seed, args.eval_episodes),
@@ -581,7 +577,8 @@ if __name__ == "__main__":
         sys.exit(f"error: {args.env_id} has continuous actions; this script needs discrete ones")
     if args.capture_video and not spec.render_shape:
         sys.exit(f"error: --capture-video: {args.env_id} has no render() to record")
-    agent = Agent(spec.action_space.n, tuple(args.channels), tuple(args.hiddens))
+    agent = Agent(make_env(args.env_id, 1, 1, 0).action_space.n, tuple(args.channels),  # as made
+                  tuple(args.hiddens))
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
     video_dir = f"videos/{run_name}" if args.capture_video else None
 
@@ -689,29 +686,26 @@ if __name__ == "__main__":
             rollout_queues.append(rollout_queue)
             threads[-1].start()
 
-    history = {}
-    start_time = time.time()
+    history, start_time = {}, time.time()
     for update in tqdm(range(1, num_updates + 1), disable=process_index != 0, desc="updates"):
         # GATHER THE ROLLOUTS: one from every actor thread, in a fixed order, so that the batch
         # does not depend on which thread finished first
         get_start = time.time()
         payloads = [rollout_queue.get() for rollout_queue in rollout_queues]
-        for payload in payloads:
-            if isinstance(payload, BaseException):
-                raise RuntimeError("an actor thread failed") from payload
+        for payload in (payload for payload in payloads if isinstance(payload, BaseException)):
+            raise RuntimeError("an actor thread failed") from payload
         batch = {}
         for name, partition in batch_specs.items():
             axis = 1 if name in TIME_MAJOR else 0
             parts = []  # one per learner device of this process: its envs, in global order
             for device_index in range(len(learner_devices)):
-                pieces = [arrays[name] for sliced_rollout, _ in payloads
+                pieces = [arrays[name] for sliced_rollout, *_ in payloads
                           for learner_index, arrays in sliced_rollout
                           if learner_index == device_index]
                 parts.append(jnp.concatenate(pieces, axis))
-            shape = list(parts[0].shape)
-            shape[axis] = num_envs
+            shape = (*parts[0].shape[:axis], num_envs, *parts[0].shape[axis + 1:])
             batch[name] = jax.make_array_from_single_device_arrays(
-                tuple(shape), NamedSharding(mesh, partition), parts)
+                shape, NamedSharding(mesh, partition), parts)
         rollout_queue_get_time = time.time() - get_start
         training_start = time.time()
 
@@ -747,16 +741,17 @@ if __name__ == "__main__":
                    "stats/params_queue_put_time": time.time() - put_start,
                    "stats/rollout_queue_size": sum(map(queue.Queue.qsize, rollout_queues)),
                    "stats/params_queue_size": sum(map(queue.Queue.qsize, params_queues)),
-                   **{f"stats/{name}": np.mean([timings[name] for _, timings in payloads])
+                   **{f"stats/{name}": np.mean([timings[name] for _, timings, _ in payloads])
                       for name in payloads[0][1]}}
-        if metrics["episode_count"] > 0:  # the episodes that ended in this rollout, in every env
-            scalars["charts/episodic_return"] = metrics["episode_return"] / metrics["episode_count"]
-            scalars["charts/episodic_length"] = metrics["episode_length"] / metrics["episode_count"]
+        for row, episode_return, length in sorted(e for *_, episodes in payloads for e in episodes):
+            episode_step = (update - 1) * batch_size + int(row) * num_envs  # where it ended
+            writer.add_scalar("charts/episodic_return", episode_return, episode_step)
+            writer.add_scalar("charts/episodic_length", length, episode_step)
         for tag, value in scalars.items():
             writer.add_scalar(tag, value, global_step)
-        if update % 10 == 0 or update == num_updates:
+        if update % 10 == 0 or update == num_updates:  # the rollout's mean, over every process
             tqdm.write(f"global_step={global_step} SPS={sps} episodic_return="
-                       f"{scalars.get('charts/episodic_return', float('nan')):.2f}")
+                       f"{metrics['episode_return'] / (metrics['episode_count'] or np.nan):.2f}")
     for thread in threads:
         thread.join()
 

@@ -390,7 +390,7 @@ if __name__ == "__main__":
         carry, metrics = jax.lax.scan(epoch_update, carry._replace(value_rms=value_rms),
                                       jax.random.split(update_key, args.update_epochs))
         explained_var = 1 - jnp.var(returns - values) / jnp.var(returns)
-        metrics = {name: value[-1, -1] for name, value in metrics.items()} | {
+        metrics = {name: value[-1].mean() for name, value in metrics.items()} | {
             "explained_variance": explained_var, "learning_rate": carry.learning_rate}
         return carry, (metrics, (rollout.reward, rollout.terminated, rollout.truncated,
                                  rollout.env_id, rollout.elapsed_step))

@@ -11,11 +11,10 @@
   same per-update metrics and final parameters, and the 2 processes' run, saved and evaluated
   by process 0 after the distributed runtime is shut down, plays the same evaluation episodes.
   As every split reduces the same gradient shards, a reduction that is wrong the same way
-  everywhere would pass that check: the learning threshold catches a sign error; IMPALA, whose
-  shard gradients are sums, must give after its first gradient step with one shard the loss it
-  gives with two; PPO, whose shard gradients are averages, must move its parameters in one
-  update on 2 learner devices by half of what each shard's envs alone move them, which a
-  dropped shard, a sum or a device that keeps its own gradient breaks.
+  everywhere would pass that check: the learning threshold catches a sign error, and each
+  script (both average their shards' gradients, as Cleanba's pmean over learner devices) must
+  move its parameters in one update on 2 learner devices by half of what each shard's envs
+  alone move them, which a dropped shard, a sum or a device that keeps its own gradient breaks.
 - Tiny runs: a Breakout-v5 run with the ResNet (--capture-video alone: an evaluation with
   video, no checkpoint), async pools without concurrency, TensorBoard tags, argument errors.
 - Flags refused before anything starts or is written, each with an `error:` line (counts,
@@ -173,6 +172,17 @@ def test_truncation_bootstraps_and_termination_does_not(impala, ppo) -> None:
         assert np.asarray(pg_adv)[1, 0] == pytest.approx(expected)
 
 
+def test_atari_envs_follow_cleanbas_current_protocol(impala, ppo) -> None:
+    # Machado et al. 2018, as Cleanba's cleanba_ppo.py and cleanba_impala.py make their envs.
+    machado = {"episodic_life": False, "repeat_action_probability": 0.25, "noop_max": 1,
+               "full_action_space": True, "reward_clip": True, "max_episode_steps": 27000}
+    for script in (impala, ppo):
+        envs = script.make_env("Breakout-v5", 2, 2, 0)
+        assert {name: envs.config[name] for name in machado} == machado
+        assert envs.action_space.n == 18
+        envs.close()
+
+
 # ------------------------------------------------------------------------- end-to-end runs
 
 
@@ -201,6 +211,10 @@ def jobs_for(name: str) -> dict[str, tuple[list[list[str]], dict[str, str]]]:
              "--num-steps", "8", "--total-timesteps", "64", "--num-minibatches", "2",
              "--channels", "2", "2", "2", "--hiddens", "16", "--capture-video",
              "--eval-episodes", "1", *(["--update-epochs", "1"] if name == "ppo" else [])]
+    conv = ["--env-id", "Breakout-v5", "--local-num-envs", "4", "--num-actor-threads", "1",
+            "--num-steps", "8", "--total-timesteps", "64", "--num-grad-shards", "2",
+            "--channels", "2", "2", "2", "--hiddens", "16", "--results-file", "results.npz",
+            *(["--num-minibatches", "2"] if name == "impala" else [])]
     jobs = {  # the longest first: the others share the second core meanwhile
         "one_device": ([[*learn, *threads, "--save-model",
                          "--eval-episodes", str(EVAL_EPISODES)]], {}),
@@ -210,16 +224,16 @@ def jobs_for(name: str) -> dict[str, tuple[list[list[str]], dict[str, str]]]:
                                   "--learner-device-ids", "1"]], TWO_DEVICES),
         "two_processes": (two_processes, {}),
         "atari": ([atari], {}),
+        # The ResNet on 1 and on 2 learner devices, 2 gradient shards: the same bits. PPO's
+        # 16 minibatches a rollout dispatch 49 steps, past the 32 XLA:CPU queues per device.
+        "conv_one_learner": ([conv], {}),
+        "conv_two_learners": ([[*conv, "--actor-device-ids", "0", "--learner-device-ids", "0",
+                                "1"]], TWO_DEVICES),
         "async": ([["--env-id", "CartPole-v1", "--num-steps", "8", "--total-timesteps", "192",
                     "--num-minibatches", "2", "--local-num-envs", "8", "--async-batch-size", "4",
                     "--num-actor-threads", "1", "--no-concurrency",
                     "--results-file", "results.npz"]], {}),
     }
-    if name == "impala":  # the first two updates again, with one gradient shard instead of two
-        two_batches = str(2 * 16 * int(LEARN[name]["--num-steps"]))
-        jobs["one_shard"] = ([[*learn_args(name, **{"--num-grad-shards": "1",
-                                                      "--total-timesteps": two_batches}),
-                               *threads, "--results-file", "results.npz"]], {})
     return jobs
 
 
@@ -312,6 +326,17 @@ def test_one_device_run_logs_cleanrl_tags(runs) -> None:
     r = results(runs, "one_device")
     assert np.isfinite(r["metric/loss"]).all()
     assert list(r["metric/global_step"]) == [batch * (i + 1) for i in range(num_updates)]
+    # One point per finished episode (as the PyTorch scripts log), at a step of the run.
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run_dir))
+    events.Reload()
+    for tag, total in (("return", "episode_return"), ("length", "episode_length")):
+        points = events.Scalars(f"charts/episodic_{tag}")
+        count = r["metric/episode_count"].sum()
+        assert len(points) == count > num_updates, f"{tag}: {len(points)} points, {count} episodes"
+        assert sum(p.value for p in points) == pytest.approx(r[f"metric/{total}"].sum(), rel=1e-5)
+        assert all(0 < p.step <= num_updates * batch for p in points)
 
 
 @pytest.mark.parametrize("job", ["one_device", "two_learners"])
@@ -340,20 +365,8 @@ def test_same_global_configuration_is_bitwise_identical(runs, job) -> None:
         assert eval_returns(text) == eval_returns(output(runs, "one_device"))
 
 
-def test_shard_gradients_reduce_to_the_batch_gradient(runs) -> None:
-    if runs[0] == "ppo":
-        pytest.skip("PPO normalises advantages per shard: one shard is another sum")
-    # Update 1 trains on rollout 1 (params 0); update 2 on rollout 2, also acted with params 0
-    # (concurrency), and its loss is that of params 1: the step made with the reduced gradient.
-    # The IMPALA loss is a sum, so two shards' gradients summed are the one shard's gradient.
-    two, one = results(runs, "one_device"), results(runs, "one_shard")
-    for name in ("loss", "policy_loss", "value_loss", "entropy"):
-        np.testing.assert_allclose(two[f"metric/{name}"][:2], one[f"metric/{name}"], rtol=1e-4,
-                                   err_msg=name)
-
-
-def sgd_step_of_ppo_update(batch: dict, num_devices: int) -> list[np.ndarray]:
-    """The change of every parameter leaf in one ppo_distributed.py update (1 epoch, 1
+def sgd_step_of_update(name: str, batch: dict, num_devices: int) -> list[np.ndarray]:
+    """The change of every parameter leaf in one update of script `name` (1 epoch, 1
     minibatch, plain SGD with step 1, so the change is minus the reduced gradient) of `batch`,
     one gradient shard of 2 envs per learner device, on the first `num_devices` devices."""
 
@@ -364,26 +377,30 @@ def sgd_step_of_ppo_update(batch: dict, num_devices: int) -> list[np.ndarray]:
     from jax.sharding import Mesh, NamedSharding
     from jax.sharding import PartitionSpec as P
 
-    ppo = load_script("ppo_distributed")
-    args = ppo.Args(num_steps=4, num_minibatches=1, update_epochs=1)
-    agent = ppo.Agent(2, (), (8,))
+    script = load_script({"ppo": "ppo_distributed", "impala": "impala_atari"}[name])
+    epochs = {"update_epochs": 1} if name == "ppo" else {}  # IMPALA passes over a batch once
+    args = script.Args(num_steps=4, num_minibatches=1, **epochs)
+    agent = script.Agent(2, (), (8,))
     params = agent.init(jax.random.PRNGKey(0), np.zeros((1, 3), np.float32))
     mesh = Mesh(np.array(jax.devices()[:num_devices]), ("learner",))
     state = jax.device_put(TrainState.create(apply_fn=None, params=params, tx=optax.sgd(1.0)),
                            NamedSharding(mesh, P()))
-    specs = {name: P(None, "learner") if name in ppo.TIME_MAJOR else P("learner")
+    specs = {name: P(None, "learner") if name in script.TIME_MAJOR else P("learner")
              for name in batch}
-    update = ppo.make_learner_update(agent, args, mesh, 1, np.asarray(jax.random.PRNGKey(1)))
     batch = {name: jax.device_put(x, NamedSharding(mesh, specs[name])) for name, x in batch.items()}
-    new_state, _ = update(state, batch, np.uint32(1))
+    if name == "ppo":
+        update = script.make_learner_update(agent, args, mesh, 1, np.asarray(jax.random.PRNGKey(1)))
+        new_state, _ = update(state, batch, np.uint32(1))
+    else:
+        new_state, _ = script.make_learner_update(agent, args, mesh, 1)(state, batch)
     return [np.asarray(new) - np.asarray(old) for new, old in
             zip(jax.tree.leaves(new_state.params), jax.tree.leaves(params), strict=True)]
 
 
-def shard_update_check(out: str) -> None:
-    """Run on 2 devices: for each of the 2 shards, the update of a batch in which only that
-    shard's steps count (the other's masks are 0, so its gradient is 0), and the update of that
-    shard's envs alone on 1 device; saved to `out`."""
+def shard_update_check(name: str, out: str) -> None:
+    """Run on 2 devices, for script `name`: for each of the 2 shards, the update of a batch in
+    which only that shard's steps count (the other's masks are 0, so its gradient is 0), and
+    the update of that shard's envs alone on 1 device; saved to `out`."""
     rng = np.random.default_rng(0)
     steps, envs = 4, 4
     batch = dict(obs=rng.normal(size=(steps + 1, envs, 3)).astype(np.float32),
@@ -400,21 +417,21 @@ def shard_update_check(out: str) -> None:
         only_this_shard = {name: x.copy() for name, x in batch.items()}
         only_this_shard["masks"][:, other] = 0.0
         alone = {name: x[:, mine] if x.ndim > 1 else x[mine] for name, x in batch.items()}
-        for name, delta in (("both", sgd_step_of_ppo_update(only_this_shard, 2)),
-                            ("alone", sgd_step_of_ppo_update(alone, 1))):
-            saved |= {f"{shard}/{name}/{i}": leaf for i, leaf in enumerate(delta)}
+        for kind, delta in (("both", sgd_step_of_update(name, only_this_shard, 2)),
+                            ("alone", sgd_step_of_update(name, alone, 1))):
+            saved |= {f"{shard}/{kind}/{i}": leaf for i, leaf in enumerate(delta)}
     np.savez(out, **saved)
 
 
-def test_an_update_reduces_every_shards_gradient(tmp_path) -> None:
-    # PPO's shard gradients are averages: one shard's run is not the two shards' (the IMPALA
-    # test above), so each shard's gradient is checked on its own. With 2 shards on 2 learner
-    # devices, a batch where only shard k's steps count must move the parameters by half of
-    # what shard k's envs alone move them: a dropped shard, a sum, a device that keeps its own
-    # gradient (no all_gather) all break it.
+@pytest.mark.parametrize("name", ["impala", "ppo"])
+def test_an_update_averages_every_shards_gradient(name, tmp_path) -> None:
+    # Both scripts average their shards' gradients, as Cleanba averages over its learner
+    # devices (pmean). With 2 shards on 2 learner devices, a batch where only shard k's steps
+    # count must move the parameters by half of what shard k's envs alone move them: a dropped
+    # shard, a sum, a device that keeps its own gradient (no all_gather) all break it.
     out = tmp_path / "deltas.npz"
     code = (f"import sys; sys.path.insert(0, {str(ROOT / 'tests')!r}); "
-            f"import test_cleanba_scripts as t; t.shard_update_check({str(out)!r})")
+            f"import test_cleanba_scripts as t; t.shard_update_check({name!r}, {str(out)!r})")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1", **TWO_DEVICES})
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -480,6 +497,14 @@ def test_checkpoint_that_is_not_the_networks_fails_before_writing(runs, tmp_path
         with pytest.raises(error):
             runpy.run_path(str(SCRIPTS[runs[0]]), run_name="__main__")
     assert not (tmp_path / "runs").exists()
+
+
+def test_conv_net_on_two_learner_devices_is_bitwise_identical(runs) -> None:
+    one, two = results(runs, "conv_one_learner"), results(runs, "conv_two_learners")
+    assert list(one["metric/global_step"]) == [32, 64]
+    differ = [k for k in one if not np.array_equal(one[k], two[k])]
+    assert not differ, f"{runs[0]}: 2 learner devices differ from 1 in {differ}"
+    assert "learners on [CpuDevice(id=0), CpuDevice(id=1)]" in output(runs, "conv_two_learners")
 
 
 def test_async_pools_without_concurrency_train(runs) -> None:
