@@ -349,13 +349,15 @@ class PyEnvPool {
       throw std::invalid_argument("task " + pool_.spec().config.GetString("task_id") +
                                   " does not support render()");
     }
+    // Copied while the GIL keeps other Python threads from writing the caller's array.
+    std::vector<std::int32_t> id_copy(ids, ids + n);
     npy_intp dims[4] = {n, shape[0], shape[1], 3};
     nb::object out = nb::steal(PyArray_ZEROS(4, dims, NPY_UINT8, 0));
     auto* pixels =
         static_cast<std::uint8_t*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(out.ptr())));
     {
       GilRelease gil(lock.mutex());  // workers render; a frame can take a while
-      pool_.Render(ids, n, pixels);
+      pool_.Render(id_copy.data(), n, pixels);
     }
     return out;
   }
@@ -562,6 +564,8 @@ NB_MODULE(_core, m) {
         "Registers the DeepMind Control Suite's tasks, reading models from suite_dir.");
   m.def("live_render_contexts", &mujoco::LiveRenderContexts,
         "The OpenGL contexts MuJoCo's renderer holds now, one per thread that rendered.");
+  m.def("live_model_renderers", &mujoco::LiveModelRenderers,
+        "The models' scenes and GPU resources MuJoCo's renderer holds now, over all threads.");
 #endif
 
   nb::list common;
