@@ -341,20 +341,25 @@ class PyEnvPool {
   }
 
   nb::object Render(nb::handle env_ids) {
-    auto lock = Lock();
     int n;
     const std::int32_t* ids = EnvIds(env_ids, &n);
-    const auto& shape = pool_.spec().render_shape;
+    const auto& shape = pool_.spec().render_shape;  // immutable: read without the lock
     if (shape.empty()) {
       throw std::invalid_argument("task " + pool_.spec().config.GetString("task_id") +
                                   " does not support render()");
     }
     // Copied while the GIL keeps other Python threads from writing the caller's array.
     std::vector<std::int32_t> id_copy(ids, ids + n);
+    // Not zeroed (the workers write every pixel of every frame): NumPy releases the GIL while
+    // it zeroes a large allocation, and no call of the bindings may let the GIL go but through
+    // GilRelease (a daemon thread taking it back at exit would be ended by Python inside this
+    // call; one holding the pool lock would block the exit).
     npy_intp dims[4] = {n, shape[0], shape[1], 3};
-    nb::object out = nb::steal(PyArray_ZEROS(4, dims, NPY_UINT8, 0));
+    nb::object out = nb::steal(PyArray_EMPTY(4, dims, NPY_UINT8, 0));
+    if (!out.is_valid()) throw nb::python_error();
     auto* pixels =
         static_cast<std::uint8_t*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(out.ptr())));
+    auto lock = Lock();
     {
       GilRelease gil(lock.mutex());  // workers render; a frame can take a while
       pool_.Render(id_copy.data(), n, pixels);
@@ -437,7 +442,9 @@ class PyEnvPool {
   // close wait without the GIL, so the GIL alone does not) and, once xla() was
   // used, of XLA computations stepping it, through the XLA target's mutex.
   // Blocks without the GIL, so that the thread holding the lock can take the
-  // GIL (to raise Ctrl-C, say) and finish.
+  // GIL (to raise Ctrl-C, say) and finish. While the interpreter shuts down it
+  // blocks with the GIL (see GilRelease): so nothing done under this lock may
+  // let the GIL go but a GilRelease, whose Take() parks then, unlocking.
   std::unique_lock<std::mutex> Lock() {
     for (;;) {
       std::mutex& mutex = CurrentMutex();
