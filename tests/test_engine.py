@@ -399,14 +399,14 @@ def _worker_affinities(**kwargs: object) -> list[set[int]]:
 
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="Linux thread affinity")
 def test_thread_affinity() -> None:
-    # Worker t is pinned to core (offset + t) mod cores (cores: std::thread::hardware_concurrency).
-    cores = os.cpu_count()
+    # Worker t is pinned to the ((offset + t) mod n)-th of the n CPUs the process may run on.
+    cpus = sorted(os.sched_getaffinity(0))
     for num_threads, offset in ((2, 0), (3, 1)):
         pinned = _worker_affinities(num_envs=4, num_threads=num_threads,
                                     thread_affinity_offset=offset)
         assert len(pinned) == num_threads
         assert sorted(pinned, key=min) == sorted(
-            ({(offset + t) % cores} for t in range(num_threads)), key=min), pinned
+            ({cpus[(offset + t) % len(cpus)]} for t in range(num_threads)), key=min), pinned
     # Without an offset the workers keep the process's CPU set.
     free = _worker_affinities(num_envs=4, num_threads=2)
     assert free == [os.sched_getaffinity(0)] * 2

@@ -186,6 +186,77 @@ def test_a_mujoco_error_is_the_envs_exception(tmp_path: Path) -> None:
     assert "increase <size memory" in out  # MuJoCo's own advice reaches the user
 
 
+def _edited_hopper(tmp_path: Path, name: str, old: str, new: str) -> str:
+    path = tmp_path / name
+    path.write_text((MUJOCO_ASSETS / "hopper.xml").read_text().replace(old, new, 1))
+    return str(path)
+
+
+def test_a_mujoco_error_while_compiling_is_an_error_at_make(tmp_path: Path) -> None:
+    # An arena too small for the compiler's own forward pass: MuJoCo's compiler traps that
+    # engine error itself and returns it as a value (no longjmp over its C++ frames).
+    xml = _edited_hopper(tmp_path, "tiny_arena_hopper.xml", '<mujoco model="hopper">',
+                         '<mujoco model="hopper"><size memory="1K"/>')
+    out = run_child(f"""
+    try:
+        ep.make("Hopper-v4", num_envs=1, xml_file={xml!r})
+    except ValueError as e:
+        print(e)
+    """)
+    assert "cannot load MuJoCo model" in out and "mj_stackAlloc: out of memory" in out
+
+
+def test_a_mujoco_error_in_mj_makeData_is_an_error_at_make(tmp_path: Path) -> None:
+    # Each env's mjData reserves a 1 GB arena; with the address space capped, the second
+    # mj_makeData fails, and MuJoCo raises an error (mju_error) that ended the process.
+    xml = _edited_hopper(tmp_path, "huge_arena_hopper.xml", '<mujoco model="hopper">',
+                         '<mujoco model="hopper"><size memory="1G"/>')
+    out = run_child(f"""
+    import resource
+    ep.make("Hopper-v4", num_envs=1, xml_file={xml!r}).close()  # compiled and cached
+    status = open("/proc/self/status").read().split("VmSize:")[1].split()[0]
+    limit = int(status) * 1024 + (3 << 29)  # room for one more arena, not two
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:
+        ep.make("Hopper-v4", num_envs=4, num_threads=1, xml_file={xml!r})
+    except RuntimeError as e:
+        print(e)
+    """)
+    assert "MuJoCo error in mj_makeData: Could not allocate memory" in out
+
+
+def test_a_mujoco_error_while_rendering_fails_that_render(tmp_path: Path) -> None:
+    # More materials than MuJoCo's renderer takes: mjr_makeContext raises an error (mju_error)
+    # on the worker that renders, which ended the process. Now that render() raises, and the
+    # pool steps on; the next render() tries again and raises the same.
+    materials = "".join(f'<material name="extra{i}"/>' for i in range(1001))
+    xml = _edited_hopper(tmp_path, "many_materials_hopper.xml", "<asset>", "<asset>" + materials)
+    out = run_child(f"""
+    pool = ep.make("Hopper-v4", num_envs=2, num_threads=2, xml_file={xml!r},
+                   render_width=32, render_height=32)
+    pool.reset()
+    for _ in range(2):
+        print(expect_env_error(pool.render, "env 0 of Hopper-v4 failed in render: "
+                               "MuJoCo error in mjr_makeContext:"))
+        assert pool.step(np.zeros((2, 3)))[1].shape == (2,)
+    pool.close()
+    """)
+    assert "maximum number of materials" in out
+
+
+@pytest.mark.parametrize("task_id", ["Reacher-v4", "Reacher-v5"])
+def test_a_model_without_a_body_the_task_needs_is_an_error_at_make(
+    tmp_path: Path, task_id: str
+) -> None:
+    # mj_name2id's -1 for a missing name once indexed the model out of bounds.
+    xml = tmp_path / "reacher_without_target.xml"
+    reacher = (MUJOCO_ASSETS / "reacher.xml").read_text()
+    xml.write_text(reacher.replace('<body name="target"', '<body name="goal"', 1))
+    with pytest.raises(ValueError, match="MuJoCo model 'reacher' has no body named 'target', "
+                                         "which the task needs"):
+        ep.make(task_id, num_envs=1, xml_file=str(xml))
+
+
 @pytest.mark.parametrize("num_envs, batch_size, threads", [(64, 64, 1), (64, 16, 2)])
 def test_send_copies_the_actions(num_envs: int, batch_size: int, threads: int) -> None:
     # The throughput loop: fill one buffer, send it, refill it at once for the next batch.

@@ -215,6 +215,24 @@ def test_pixel_envs_keep_their_gl_contexts_on_the_pools_threads(num_envs: int,
 
 
 @pytest.mark.egl
+def test_envs_with_private_models_share_their_workers_renderer() -> None:
+    # FingerSpin gives each env a private copy of its model (the target moves per episode).
+    # Each worker renders every env through the resources (scene, meshes, textures, offscreen
+    # buffer) it made for the shared model, not a set per env: there were envs x workers.
+    from envpool_core import _core
+
+    before = _core.live_model_renderers()
+    env = ep.make("FingerSpin-v1", num_envs=8, num_threads=2, render_width=32,
+                  render_height=24)
+    env.reset()
+    for _ in range(2):
+        env.render(np.arange(8))
+    assert 1 <= _core.live_model_renderers() - before <= 2
+    env.close()
+    assert _core.live_model_renderers() == before
+
+
+@pytest.mark.egl
 def test_envpools_render_options() -> None:
     # EnvPool's make takes render_mode ("rgb_array" for frames) and render_env_id (the env
     # render() draws by default), and its render() a camera_id; here they are accepted, and

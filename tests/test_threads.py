@@ -3,6 +3,7 @@ sharing a pool are serialised."""
 
 from __future__ import annotations
 
+import os
 import queue
 import signal
 import subprocess
@@ -222,3 +223,26 @@ def test_close_from_another_thread_ends_a_recv_loop_cleanly() -> None:
     env.close()
     thread.join(30)
     assert not thread.is_alive() and ended and "closed" in ended[0], ended
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two usable CPUs")
+def test_threads_and_pinning_follow_the_process_affinity_mask() -> None:
+    # Under taskset (or a container's cpuset) the process may run on fewer CPUs than the
+    # machine has: the default thread count is min(batch_size, those CPUs), and offset k pins
+    # worker t to the ((k + t) mod n)-th of them, not to CPU k + t of the machine.
+    last = max(os.sched_getaffinity(0))
+    out = subprocess.run([sys.executable, "-c", f"""
+import os, time, envpool_core as ep
+os.sched_setaffinity(0, {{{last}}})
+pool = ep.make("CartPole-v1", num_envs=4, thread_affinity_offset=0)
+def workers():
+    return [t for t in os.listdir("/proc/self/task")
+            if open(f"/proc/self/task/{{t}}/comm").read().strip() == "envpool-worker"]
+while len(workers()) < pool.config["num_threads"]:  # each names itself when it first runs
+    time.sleep(0.01)
+print(pool.config["num_threads"], sorted({{
+    open(f"/proc/self/task/{{t}}/status").read().split("Cpus_allowed_list:")[1].split()[0]
+    for t in workers()}}))
+"""], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", f"['{last}']"]

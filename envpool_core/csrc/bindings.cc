@@ -13,13 +13,16 @@
 #define PY_ARRAY_UNIQUE_SYMBOL envpool_core_ARRAY_API
 #include <numpy/arrayobject.h>
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "classic/register.h"
 #include "core/env_pool.h"
@@ -182,45 +185,79 @@ const std::int32_t* EnvIds(nb::handle ids, int* n) {
   return static_cast<const std::int32_t*>(PyArray_DATA(arr));
 }
 
-bool InterpreterFinalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing() != 0;
-#else
-  return _Py_IsFinalizing() != 0;
-#endif
-}
-
-// Releases the GIL for a scope (or, with Take()/Release(), parts of it).
+// Interpreter shutdown.
 //
-// Python before 3.14 ends a thread that takes the GIL back while the
-// interpreter finalizes (a daemon thread stepping a pool at exit) with
-// pthread_exit, whose unwinding through nanobind's noexcept frames would abort
-// the process. Such a thread parks here instead, until the process ends: it
-// can only be a daemon thread, which the exit does not wait for.
+// Python ends (before 3.14: pthread_exit, whose unwinding through nanobind's
+// noexcept frames aborts the process) or hangs (3.14) any thread but the
+// finalising one that takes the GIL back once finalisation has begun; and a
+// worker still rendering or stepping when exit() unloads the libraries under
+// it (Mesa's LLVM, say) crashes the process. Whether finalisation has begun
+// cannot be checked and acted on atomically, so the bindings keep their own
+// flag, raised by an atexit hook (BeginShutdown, below PyEnvPool), which
+// Python runs on the thread that will finalise, after non-daemon threads were
+// joined and before finalisation begins. The hook closes the window with two
+// handshakes:
+//
+// - a thread that released the GIL announces its retake (`retaking`), then
+//   reads `shutting_down`: set, it parks for good, after unlocking the pool
+//   lock it holds (only daemon threads get there, which the exit does not wait
+//   for); clear, it takes the GIL back;
+// - a thread that makes a pool announces it (`constructing`), then reads
+//   `shutting_down`: set, it raises instead;
+// - the hook sets `shutting_down`, waits, without the GIL, until no thread is
+//   retaking or constructing, then closes every pool (waiting for the calls in
+//   progress, whose threads then park), so that no worker runs at exit.
+//
+// Both sides are sequentially consistent (a store, then a load of the other's
+// variable), so at least one sees the other. From the hook on, no thread
+// releases the GIL in the bindings: the finalising thread (closing pools from
+// __del__, later atexit hooks or the garbage collector) works with it held,
+// which the workers do not need.
+std::atomic<bool> shutting_down{false};
+std::atomic<int> retaking{0};
+std::atomic<int> constructing{0};
+
+bool ShuttingDown() { return shutting_down.load(std::memory_order_seq_cst); }
+
+// Releases the GIL for a scope (or, with Take()/Release(), parts of it),
+// unless the interpreter is shutting down (see above). `held`: the pool lock
+// the caller holds, unlocked if this thread parks.
 class GilRelease {
  public:
-  GilRelease() : state_(PyEval_SaveThread()) {}
-  ~GilRelease() {
-    if (state_ != nullptr) Take();
-  }
+  explicit GilRelease(std::mutex* held = nullptr) : held_(held) { Release(); }
+  ~GilRelease() { Take(); }
   GilRelease(const GilRelease&) = delete;
   GilRelease& operator=(const GilRelease&) = delete;
 
-  // Takes the GIL back (parking during finalization); `unlock`, if given, is
-  // unlocked before parking, so that the parked thread holds no pool's lock.
-  void Take(std::unique_lock<std::mutex>* unlock = nullptr) {
-    if (InterpreterFinalizing()) {
-      if (unlock != nullptr) unlock->unlock();
+  void Take() {
+    if (state_ == nullptr) return;
+    retaking.fetch_add(1, std::memory_order_seq_cst);
+    if (ShuttingDown()) {
+      retaking.fetch_sub(1, std::memory_order_seq_cst);
+      if (held_ != nullptr) held_->unlock();
       for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
     }
     PyEval_RestoreThread(state_);
+    retaking.fetch_sub(1, std::memory_order_seq_cst);
     state_ = nullptr;
   }
-  void Release() { state_ = PyEval_SaveThread(); }
+  void Release() {
+    if (!ShuttingDown()) state_ = PyEval_SaveThread();
+  }
+  // The pool lock the caller now holds (taken while the GIL was released).
+  void Holding(std::mutex* held) { held_ = held; }
 
  private:
-  PyThreadState* state_;
+  std::mutex* held_;
+  PyThreadState* state_ = nullptr;
 };
+
+class PyEnvPool;
+
+// The pools alive, which BeginShutdown closes. Never destroyed: exit() runs
+// after the last Python code.
+std::mutex live_pools_mutex;
+auto* live_pools = new std::set<PyEnvPool*>();
 
 class PyEnvPool {
  public:
@@ -235,9 +272,15 @@ class PyEnvPool {
       column_dims_.push_back(std::move(dims));
       column_types_.push_back(NumpyType(col.dtype));
     }
+    std::lock_guard<std::mutex> live(live_pools_mutex);
+    live_pools->insert(this);
   }
 
   ~PyEnvPool() {
+    {
+      std::lock_guard<std::mutex> live(live_pools_mutex);
+      live_pools->erase(this);
+    }
 #ifdef ENVPOOL_CORE_WITH_XLA
     if (xla_) {
       auto lock = Lock();
@@ -269,7 +312,7 @@ class PyEnvPool {
 
   nb::tuple Recv() {
     auto lock = Lock();
-    return RecvLocked();
+    return RecvLocked(lock);
   }
 
   // reset() of the Python API: resets and receives under one lock, as Step.
@@ -287,7 +330,7 @@ class PyEnvPool {
     }
     pool_.CheckRecvPossible(n, "reset");
     pool_.Reset(ids, n, seed_data);
-    return RecvLocked();
+    return RecvLocked(lock);
   }
 
   // One lock for both halves: another thread's send cannot slip in between,
@@ -295,25 +338,32 @@ class PyEnvPool {
   nb::tuple Step(nb::handle action, nb::handle env_ids) {
     auto lock = Lock();
     SendLocked(action, env_ids);
-    return RecvLocked();
+    return RecvLocked(lock);
   }
 
   nb::object Render(nb::handle env_ids) {
-    auto lock = Lock();
     int n;
     const std::int32_t* ids = EnvIds(env_ids, &n);
-    const auto& shape = pool_.spec().render_shape;
+    const auto& shape = pool_.spec().render_shape;  // immutable: read without the lock
     if (shape.empty()) {
       throw std::invalid_argument("task " + pool_.spec().config.GetString("task_id") +
                                   " does not support render()");
     }
+    // Copied while the GIL keeps other Python threads from writing the caller's array.
+    std::vector<std::int32_t> id_copy(ids, ids + n);
+    // Not zeroed (the workers write every pixel of every frame): NumPy releases the GIL while
+    // it zeroes a large allocation, and no call of the bindings may let the GIL go but through
+    // GilRelease (a daemon thread taking it back at exit would be ended by Python inside this
+    // call; one holding the pool lock would block the exit).
     npy_intp dims[4] = {n, shape[0], shape[1], 3};
-    nb::object out = nb::steal(PyArray_ZEROS(4, dims, NPY_UINT8, 0));
+    nb::object out = nb::steal(PyArray_EMPTY(4, dims, NPY_UINT8, 0));
+    if (!out.is_valid()) throw nb::python_error();
     auto* pixels =
         static_cast<std::uint8_t*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(out.ptr())));
+    auto lock = Lock();
     {
-      GilRelease gil;  // workers render; a frame can take a while
-      pool_.Render(ids, n, pixels);
+      GilRelease gil(lock.mutex());  // workers render; a frame can take a while
+      pool_.Render(id_copy.data(), n, pixels);
     }
     return out;
   }
@@ -321,7 +371,7 @@ class PyEnvPool {
   void Close() {
     auto lock = Lock();
     {
-      GilRelease gil;  // joining can take a step's time; workers need no GIL
+      GilRelease gil(lock.mutex());  // joining can take a step's time; workers need no GIL
       pool_.StopWorkers();
     }
     pool_.Close();
@@ -348,10 +398,10 @@ class PyEnvPool {
     pool_.Send(PyArray_DATA(arr), dtype, ids, n);  // copies: the caller may reuse `action`
   }
 
-  nb::tuple RecvLocked() {
+  nb::tuple RecvLocked(std::unique_lock<std::mutex>& lock) {
     pool_.CheckRecvPossible();
     {
-      GilRelease gil;
+      GilRelease gil(lock.mutex());
       // Wake up now and then to let Ctrl-C interrupt a long wait.
       while (!pool_.WaitForBatch(std::chrono::milliseconds(50))) {
         gil.Take();
@@ -393,7 +443,9 @@ class PyEnvPool {
   // close wait without the GIL, so the GIL alone does not) and, once xla() was
   // used, of XLA computations stepping it, through the XLA target's mutex.
   // Blocks without the GIL, so that the thread holding the lock can take the
-  // GIL (to raise Ctrl-C, say) and finish.
+  // GIL (to raise Ctrl-C, say) and finish. While the interpreter shuts down it
+  // blocks with the GIL (see GilRelease): so nothing done under this lock may
+  // let the GIL go but a GilRelease, whose Take() parks then, unlocking.
   std::unique_lock<std::mutex> Lock() {
     for (;;) {
       std::mutex& mutex = CurrentMutex();
@@ -401,7 +453,7 @@ class PyEnvPool {
       if (!lock.owns_lock()) {
         GilRelease gil;
         lock.lock();
-        gil.Take(&lock);
+        gil.Holding(&mutex);
       }
       // xla() may have switched the pool to its target's mutex while we waited.
       if (&mutex == &CurrentMutex()) return lock;
@@ -421,6 +473,44 @@ class PyEnvPool {
   std::vector<int> column_types_;
 };
 
+// The atexit hook of the bindings (see "Interpreter shutdown" above).
+void BeginShutdown() {
+  shutting_down.store(true, std::memory_order_seq_cst);
+  Py_BEGIN_ALLOW_THREADS
+  while (retaking.load(std::memory_order_seq_cst) != 0 ||
+         constructing.load(std::memory_order_seq_cst) != 0) {
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  Py_END_ALLOW_THREADS
+  std::vector<PyEnvPool*> pools;
+  {
+    std::lock_guard<std::mutex> live(live_pools_mutex);
+    pools.assign(live_pools->begin(), live_pools->end());
+  }
+  // No pool is made or freed meanwhile: making one raises now, and freeing
+  // needs the GIL, which this thread holds.
+  for (PyEnvPool* pool : pools) pool->Close();
+}
+
+// EnvPool.__init__: makes the envs without the GIL, unless the interpreter is
+// shutting down (see above).
+void MakePool(PyEnvPool* self, const PySpec& s) {
+  constructing.fetch_add(1, std::memory_order_seq_cst);
+  if (ShuttingDown()) {
+    constructing.fetch_sub(1, std::memory_order_seq_cst);
+    throw std::runtime_error("cannot make a pool of " + s.task_id +
+                             ": the interpreter is shutting down");
+  }
+  GilRelease gil;  // building the envs takes a while and needs no GIL
+  try {
+    new (self) PyEnvPool(s);
+  } catch (...) {
+    constructing.fetch_sub(1, std::memory_order_seq_cst);
+    throw;
+  }
+  constructing.fetch_sub(1, std::memory_order_seq_cst);
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -429,6 +519,10 @@ NB_MODULE(_core, m) {
   // pool) is freed by the OS, not by Python; nanobind would report it as a reference
   // leak of the bindings. Real leaks are caught by the tests' create/close cycles.
   nb::set_leak_warnings(false);
+  // Registered at import: atexit runs it after the hooks registered later (last in,
+  // first out), which may still use pools.
+  nb::module_::import_("atexit").attr("register")(
+      nb::cpp_function(&BeginShutdown, "Closes every pool and parks threads that would re-enter Python (bindings.cc)."));
 
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
@@ -480,6 +574,8 @@ NB_MODULE(_core, m) {
         "Libraries the first render loads before libEGL (egl_context.h says why).");
   m.def("live_render_contexts", &mujoco::LiveRenderContexts,
         "The OpenGL contexts MuJoCo's renderer holds now, one per thread that rendered.");
+  m.def("live_model_renderers", &mujoco::LiveModelRenderers,
+        "The models' scenes and GPU resources MuJoCo's renderer holds now, over all threads.");
 #endif
 
   nb::list common;
@@ -505,7 +601,7 @@ NB_MODULE(_core, m) {
       .def_prop_ro("columns", [](const PySpec& s) { return SpecList(OutputColumns(s.spec)); });
 
   nb::class_<PyEnvPool>(m, "EnvPool")
-      .def(nb::init<const PySpec&>(), nb::arg("spec"), nb::call_guard<nb::gil_scoped_release>())
+      .def("__init__", &MakePool, nb::arg("spec"))
       .def("send", &PyEnvPool::Send, nb::arg("action"), nb::arg("env_id"))
       .def("reset", &PyEnvPool::Reset, nb::arg("env_id"))
       .def("recv", &PyEnvPool::Recv)

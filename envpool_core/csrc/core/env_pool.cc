@@ -14,6 +14,7 @@
 #endif
 
 #include "core/cpu_relax.h"
+#include "core/usable_cpus.h"
 
 namespace envpool_core {
 
@@ -21,8 +22,27 @@ namespace {
 
 // Spinning before sleeping keeps latency low when steps arrive back to back;
 // the bound keeps idle workers from stealing a core from the caller for long.
-constexpr int kWorkerSpins = 2000;
-constexpr int kCallerSpins = 1000;
+// Bounded in time, not in iterations: a pause instruction takes from a few to
+// over a hundred cycles depending on the CPU. These are about what the 2000
+// and 1000 pause-and-look iterations they replace took on the AMD EPYC the
+// engine was tuned on (docs/speed.md).
+constexpr std::chrono::microseconds kWorkerSpinTime{60};
+constexpr std::chrono::microseconds kCallerSpinTime{30};
+// Spins between looks at the clock (a clock read costs about as much as a pause).
+constexpr int kSpinsPerClockRead = 64;
+
+// Spins (CpuRelax) until `done()` or `budget` has passed; returns done()'s last value.
+template <typename Done>
+bool SpinUntil(Done done, std::chrono::microseconds budget) {
+  auto end = std::chrono::steady_clock::now() + budget;
+  for (;;) {
+    for (int i = 0; i < kSpinsPerClockRead; ++i) {
+      CpuRelax();
+      if (done()) return true;
+    }
+    if (std::chrono::steady_clock::now() >= end) return false;
+  }
+}
 // Control tokens: stop, and kFirstRenderToken - i for frame i of the render()
 // in progress.
 constexpr int kStopToken = -1;
@@ -105,14 +125,16 @@ EnvPool::EnvPool(const TaskDef& task, EnvSpec spec)
 
 void EnvPool::StartWorkers() {
   int offset = static_cast<int>(spec_.config.GetInt("thread_affinity_offset"));
-  int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  // Pinned to the CPUs the process may run on: CPU k of the machine may be outside its mask.
+  std::vector<int> cpus = UsableCpus();
   for (int t = 0; t < num_threads_; ++t) {
+    int cpu = cpus[static_cast<std::size_t>(offset + t) % cpus.size()];
     try {
-      workers_.emplace_back([this, t, offset, cores] {
+      workers_.emplace_back([this, t, offset, cpu] {
 #if defined(__linux__)
         pthread_setname_np(pthread_self(), kWorkerThreadName);
 #endif
-        if (offset >= 0) PinCurrentThread((offset + t) % cores);
+        if (offset >= 0) PinCurrentThread(cpu);
         WorkerLoop(t);
       });
     } catch (const std::system_error& e) {
@@ -232,11 +254,8 @@ void EnvPool::WorkerLoop(int worker_index) {
   for (;;) {
     int id;
     bool control;
-    bool got = pop(&id, &control);
-    for (int i = 0; !got && i < kWorkerSpins; ++i) {
-      CpuRelax();
-      got = pop(&id, &control);
-    }
+    bool got = pop(&id, &control) ||
+               SpinUntil([&] { return pop(&id, &control); }, kWorkerSpinTime);
     if (!got) {
       std::uint32_t epoch = work_epoch_.load(std::memory_order_acquire);
       got = pop(&id, &control);
@@ -318,8 +337,19 @@ void EnvPool::RunEnv(int env_id, int stepper) {
   *out.Column<std::int32_t>(kColStepType) = step_type;
 
   int finished = target.done.fetch_add(1, std::memory_order_acq_rel) + 1;
+  // The caller's wake-up, a store-buffering handshake: the caller stores
+  // caller_waiting_ then loads the done counts (WaitForBatch), a worker adds to
+  // a done count then loads caller_waiting_. Each side's store and load are
+  // split by a seq_cst fence, so the fences are totally ordered and the later
+  // fence's thread sees the earlier one's store: either this worker sees the
+  // caller waiting and notifies it (under caller_mutex_, so not between its
+  // last check and its sleep), or the caller sees this count and does not
+  // sleep. Without the fences (acquire/release alone, or a seq_cst store
+  // followed by an acquire load) both loads may miss on weakly ordered CPUs
+  // (aarch64), and the caller would sleep until its timeout.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   if (finished >= target.expected.load(std::memory_order_acquire) &&
-      caller_waiting_.load(std::memory_order_seq_cst)) {
+      caller_waiting_.load(std::memory_order_relaxed)) {
     std::lock_guard<std::mutex> lock(caller_mutex_);
     caller_cv_.notify_one();
   }
@@ -373,11 +403,9 @@ bool EnvPool::WaitForBatch(std::chrono::microseconds timeout) {
         continue;
       }
     }
-    for (int i = 0; i < kCallerSpins; ++i) {
-      if (ready()) return true;
-      CpuRelax();
-    }
-    caller_waiting_.store(true, std::memory_order_seq_cst);
+    if (ready() || SpinUntil(ready, kCallerSpinTime)) return true;
+    caller_waiting_.store(true, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // see RunEnv
     std::unique_lock<std::mutex> lock(caller_mutex_);
     bool finished = caller_cv_.wait_until(lock, deadline, ready);
     caller_waiting_.store(false, std::memory_order_relaxed);
@@ -415,8 +443,8 @@ void EnvPool::Render(const std::int32_t* ids, int n, std::uint8_t* out) {
     throw std::invalid_argument("render() of " + std::to_string(n) + " envs: at most num_envs (" +
                                 std::to_string(num_envs_) + ")");
   }
-  // The workers read the ids after this returns to them: a copy, checked, so
-  // that the caller's array (no longer locked by the GIL) cannot change them.
+  // The workers read the ids after the caller's buffer may have changed: a
+  // copy, checked once copied.
   std::copy(ids, ids + n, render_ids_.begin());
   CheckIds(render_ids_.data(), n, "render");
   if (n == 0) return;

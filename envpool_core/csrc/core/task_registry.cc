@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
-#include <thread>
+
+#include "core/usable_cpus.h"
 
 namespace envpool_core {
 
@@ -20,9 +21,11 @@ std::vector<OptionDef> CommonOptions() {
                      1 << 20),
       // 1024: four times the hardware threads of the largest machine EnvPool's paper ran
       // on (a DGX-A100's 256); a machine that cannot start that many gets an error.
-      OptionDef::Int("num_threads", 0, "worker threads; 0 = min(batch_size, cores)", 0, 1024),
+      OptionDef::Int("num_threads", 0,
+                     "worker threads; 0 = min(batch_size, CPUs the process may run on)", 0, 1024),
       OptionDef::Int("thread_affinity_offset", -1,
-                     "-1 = no pinning; k pins worker t to core (k + t) mod cores", -1, 1 << 20),
+                     "-1 = no pinning; k pins worker t to the ((k + t) mod n)-th of the n CPUs the "
+                     "process may run on", -1, 1 << 20),
       OptionDef{"seed", OptionType::kSeed, std::int64_t{42},
                 "env i is seeded with seed + i, or a sequence of num_envs seeds"},
   };
@@ -125,7 +128,7 @@ EnvSpec TaskRegistry::MakeSpec(const std::string& id,
   config.Set("batch_size", batch_size);
   std::int64_t num_threads = config.GetInt("num_threads");
   if (num_threads == 0) {
-    std::int64_t cores = std::max(1U, std::thread::hardware_concurrency());
+    auto cores = static_cast<std::int64_t>(UsableCpus().size());
     num_threads = std::min(batch_size, cores);
   }
   config.Set("num_threads", num_threads);

@@ -2,6 +2,7 @@
 #include "dm_control/rewards.h"
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
@@ -12,12 +13,12 @@ class AcrobotEnv final : public SuiteEnv {
   AcrobotEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, bool sparse)
       : SuiteEnv(spec, seed, std::move(model)),
         sparse_(sparse),
-        shoulder_(model_->jnt_qposadr[mj_name2id(model_, mjOBJ_JOINT, "shoulder")]),
-        elbow_(model_->jnt_qposadr[mj_name2id(model_, mjOBJ_JOINT, "elbow")]),
-        upper_arm_(mj_name2id(model_, mjOBJ_BODY, "upper_arm")),
-        lower_arm_(mj_name2id(model_, mjOBJ_BODY, "lower_arm")),
-        target_(mj_name2id(model_, mjOBJ_SITE, "target")),
-        tip_(mj_name2id(model_, mjOBJ_SITE, "tip")) {}
+        shoulder_(model_->jnt_qposadr[mujoco::NameId(model_, mjOBJ_JOINT, "shoulder")]),
+        elbow_(model_->jnt_qposadr[mujoco::NameId(model_, mjOBJ_JOINT, "elbow")]),
+        upper_arm_(mujoco::NameId(model_, mjOBJ_BODY, "upper_arm")),
+        lower_arm_(mujoco::NameId(model_, mjOBJ_BODY, "lower_arm")),
+        target_(mujoco::NameId(model_, mjOBJ_SITE, "target")),
+        tip_(mujoco::NameId(model_, mjOBJ_SITE, "tip")) {}
 
  private:
   void InitializeEpisode() override {

@@ -3,6 +3,7 @@
 
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
@@ -12,11 +13,11 @@ class BallInCupEnv final : public SuiteEnv {
  public:
   BallInCupEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model)
       : SuiteEnv(spec, seed, std::move(model)),
-        ball_x_(model_->jnt_qposadr[mj_name2id(model_, mjOBJ_JOINT, "ball_x")]),
-        ball_z_(model_->jnt_qposadr[mj_name2id(model_, mjOBJ_JOINT, "ball_z")]),
-        target_(mj_name2id(model_, mjOBJ_SITE, "target")),
-        ball_body_(mj_name2id(model_, mjOBJ_BODY, "ball")),
-        ball_geom_(mj_name2id(model_, mjOBJ_GEOM, "ball")) {}
+        ball_x_(model_->jnt_qposadr[mujoco::NameId(model_, mjOBJ_JOINT, "ball_x")]),
+        ball_z_(model_->jnt_qposadr[mujoco::NameId(model_, mjOBJ_JOINT, "ball_z")]),
+        target_(mujoco::NameId(model_, mjOBJ_SITE, "target")),
+        ball_body_(mujoco::NameId(model_, mjOBJ_BODY, "ball")),
+        ball_geom_(mujoco::NameId(model_, mjOBJ_GEOM, "ball")) {}
 
  private:
   void InitializeEpisode() override {

@@ -2,6 +2,7 @@
 #include "dm_control/rewards.h"
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
@@ -17,7 +18,7 @@ class CheetahEnv final : public SuiteEnv {
 
  private:
   int m_sensor_adr(const char* name) const {
-    return model_->sensor_adr[mj_name2id(model_, mjOBJ_SENSOR, name)];
+    return model_->sensor_adr[mujoco::NameId(model_, mjOBJ_SENSOR, name)];
   }
 
   void InitializeEpisode() override {

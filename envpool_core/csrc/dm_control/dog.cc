@@ -13,6 +13,7 @@
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
 #include "dm_control/xml_edit.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
@@ -54,12 +55,12 @@ class DogEnv final : public SuiteEnv {
       : SuiteEnv(spec, seed, std::move(model)),
         move_speed_(move_speed),
         fetch_(fetch),
-        root_(model_->jnt_qposadr[mj_name2id(model_, mjOBJ_JOINT, "root")]),
+        root_(model_->jnt_qposadr[mujoco::NameId(model_, mjOBJ_JOINT, "root")]),
         torso_(Body("torso")),
         pelvis_(Body("pelvis")),
         skull_(Body("skull")),
         torso_linvel_(SensorAdr("torso_linvel")),
-        floor_(mj_name2id(model_, mjOBJ_GEOM, "floor")) {
+        floor_(mujoco::NameId(model_, mjOBJ_GEOM, "floor")) {
     for (int j = 0; j < model_->njnt; ++j) {
       if (model_->jnt_type[j] == mjJNT_HINGE) hinges_.push_back(j);
     }
@@ -67,20 +68,20 @@ class DogEnv final : public SuiteEnv {
     for (const char* s : {"foot_L", "foot_R", "hand_L", "hand_R"}) foot_forces_.push_back(Sensor(s));
     for (const char* s : {"palm_L", "palm_R", "sole_L", "sole_R"}) touch_.push_back(Sensor(s));
     if (fetch_) {
-      int ball_root = mj_name2id(model_, mjOBJ_JOINT, "ball_root");
+      int ball_root = mujoco::NameId(model_, mjOBJ_JOINT, "ball_root");
       ball_root_ = model_->jnt_qposadr[ball_root];
       ball_root_dof_ = model_->jnt_dofadr[ball_root];
-      ball_ = mj_name2id(model_, mjOBJ_GEOM, "ball");
-      target_ = mj_name2id(model_, mjOBJ_GEOM, "target");
-      head_ = mj_name2id(model_, mjOBJ_SITE, "head");
-      upper_bite_ = mj_name2id(model_, mjOBJ_SITE, "upper_bite");
-      lower_bite_ = mj_name2id(model_, mjOBJ_SITE, "lower_bite");
+      ball_ = mujoco::NameId(model_, mjOBJ_GEOM, "ball");
+      target_ = mujoco::NameId(model_, mjOBJ_GEOM, "target");
+      head_ = mujoco::NameId(model_, mjOBJ_SITE, "head");
+      upper_bite_ = mujoco::NameId(model_, mjOBJ_SITE, "upper_bite");
+      lower_bite_ = mujoco::NameId(model_, mjOBJ_SITE, "lower_bite");
     }
   }
 
  private:
-  int Body(const char* name) const { return mj_name2id(model_, mjOBJ_BODY, name); }
-  int Sensor(const char* name) const { return mj_name2id(model_, mjOBJ_SENSOR, name); }
+  int Body(const char* name) const { return mujoco::NameId(model_, mjOBJ_BODY, name); }
+  int Sensor(const char* name) const { return mujoco::NameId(model_, mjOBJ_SENSOR, name); }
 
   void InitializeEpisode() override {
     // dm_control resets the physics here again (physics.reset()): the state is

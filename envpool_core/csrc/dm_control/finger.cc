@@ -8,6 +8,7 @@
 #include "dm_control/randomizers.h"
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
@@ -22,10 +23,10 @@ class FingerEnv final : public SuiteEnv {
   FingerEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, double target_radius)
       : SuiteEnv(spec, seed, std::move(model), /*private_model=*/true),
         target_radius_(target_radius),
-        hinge_(mj_name2id(model_, mjOBJ_JOINT, "hinge")),
-        target_site_(mj_name2id(model_, mjOBJ_SITE, "target")),
-        tip_site_(mj_name2id(model_, mjOBJ_SITE, "tip")),
-        cap1_(mj_name2id(model_, mjOBJ_GEOM, "cap1")),
+        hinge_(mujoco::NameId(model_, mjOBJ_JOINT, "hinge")),
+        target_site_(mujoco::NameId(model_, mjOBJ_SITE, "target")),
+        tip_site_(mujoco::NameId(model_, mjOBJ_SITE, "tip")),
+        cap1_(mujoco::NameId(model_, mjOBJ_GEOM, "cap1")),
         proximal_(SensorAdr("proximal")),
         distal_(SensorAdr("distal")),
         proximal_velocity_(SensorAdr("proximal_velocity")),

@@ -5,6 +5,7 @@
 #include "dm_control/rewards.h"
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
@@ -19,12 +20,12 @@ class FishEnv final : public SuiteEnv {
   FishEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, bool swim)
       : SuiteEnv(spec, seed, std::move(model), /*private_model=*/true),
         swim_(swim),
-        root_(model_->jnt_qposadr[mj_name2id(model_, mjOBJ_JOINT, "root")]),
-        torso_(mj_name2id(model_, mjOBJ_BODY, "torso")),
-        target_(mj_name2id(model_, mjOBJ_GEOM, "target")),
-        mouth_(mj_name2id(model_, mjOBJ_GEOM, "mouth")) {
+        root_(model_->jnt_qposadr[mujoco::NameId(model_, mjOBJ_JOINT, "root")]),
+        torso_(mujoco::NameId(model_, mjOBJ_BODY, "torso")),
+        target_(mujoco::NameId(model_, mjOBJ_GEOM, "target")),
+        mouth_(mujoco::NameId(model_, mjOBJ_GEOM, "mouth")) {
     for (std::size_t j = 0; j < kJoints.size(); ++j) {
-      int id = mj_name2id(model_, mjOBJ_JOINT, kJoints[j]);
+      int id = mujoco::NameId(model_, mjOBJ_JOINT, kJoints[j]);
       joint_qpos_[j] = model_->jnt_qposadr[id];
     }
   }

@@ -5,6 +5,7 @@
 #include "dm_control/rewards.h"
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
@@ -18,15 +19,15 @@ class HopperEnv final : public SuiteEnv {
   HopperEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, bool hopping)
       : SuiteEnv(spec, seed, std::move(model)),
         hopping_(hopping),
-        torso_(mj_name2id(model_, mjOBJ_BODY, "torso")),
-        foot_(mj_name2id(model_, mjOBJ_BODY, "foot")),
+        torso_(mujoco::NameId(model_, mjOBJ_BODY, "torso")),
+        foot_(mujoco::NameId(model_, mjOBJ_BODY, "foot")),
         speed_(SensorAdr("torso_subtreelinvel")),
         toe_(SensorAdr("touch_toe")),
         heel_(SensorAdr("touch_heel")) {}
 
  private:
   int SensorAdr(const char* name) const {
-    return model_->sensor_adr[mj_name2id(model_, mjOBJ_SENSOR, name)];
+    return model_->sensor_adr[mujoco::NameId(model_, mjOBJ_SENSOR, name)];
   }
 
   void InitializeEpisode() override {

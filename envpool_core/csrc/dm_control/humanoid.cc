@@ -8,6 +8,7 @@
 #include "dm_control/rewards.h"
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
@@ -44,10 +45,10 @@ class HumanoidEnv final : public SuiteEnv {
         has_position_(body->has_position),
         upright_entry_(body->upright_entry),
         velocity_obs_(body->has_position ? kPosition + 1 : kPosition),
-        torso_(mj_name2id(model_, mjOBJ_BODY, body->torso)),
-        head_(mj_name2id(model_, mjOBJ_BODY, body->head)),
+        torso_(mujoco::NameId(model_, mjOBJ_BODY, body->torso)),
+        head_(mujoco::NameId(model_, mjOBJ_BODY, body->head)),
         com_velocity_(SensorAdr(body->com_velocity_sensor)) {
-    for (int i = 0; i < 4; ++i) limbs_[i] = mj_name2id(model_, mjOBJ_BODY, body->limbs[i]);
+    for (int i = 0; i < 4; ++i) limbs_[i] = mujoco::NameId(model_, mjOBJ_BODY, body->limbs[i]);
   }
 
  private:

@@ -12,6 +12,7 @@
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
 #include "dm_control/xml_edit.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
@@ -61,9 +62,9 @@ class ManipulatorEnv final : public SuiteEnv {
   }
 
  private:
-  int Body(const char* name) const { return mj_name2id(model_, mjOBJ_BODY, name); }
-  int Site(const char* name) const { return mj_name2id(model_, mjOBJ_SITE, name); }
-  int Joint(const char* name) const { return mj_name2id(model_, mjOBJ_JOINT, name); }
+  int Body(const char* name) const { return mujoco::NameId(model_, mjOBJ_BODY, name); }
+  int Site(const char* name) const { return mujoco::NameId(model_, mjOBJ_SITE, name); }
+  int Joint(const char* name) const { return mujoco::NameId(model_, mjOBJ_JOINT, name); }
   double& Qpos(int joint) { return data_->qpos[model_->jnt_qposadr[joint]]; }
 
   void PlaceBody(int body, double x, double z, double angle) {

@@ -4,6 +4,7 @@
 #include "dm_control/rewards.h"
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
@@ -13,9 +14,9 @@ class PendulumEnv final : public SuiteEnv {
  public:
   PendulumEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model)
       : SuiteEnv(spec, seed, std::move(model)),
-        pole_(mj_name2id(model_, mjOBJ_BODY, "pole")),
-        hinge_(model_->jnt_qposadr[mj_name2id(model_, mjOBJ_JOINT, "hinge")]),
-        hinge_dof_(model_->jnt_dofadr[mj_name2id(model_, mjOBJ_JOINT, "hinge")]) {}
+        pole_(mujoco::NameId(model_, mjOBJ_BODY, "pole")),
+        hinge_(model_->jnt_qposadr[mujoco::NameId(model_, mjOBJ_JOINT, "hinge")]),
+        hinge_dof_(model_->jnt_dofadr[mujoco::NameId(model_, mjOBJ_JOINT, "hinge")]) {}
 
  private:
   void InitializeEpisode() override { data_->qpos[hinge_] = random_.Uniform(-M_PI, M_PI); }

@@ -1,4 +1,5 @@
 #include "dm_control/planar_arm.h"
+#include "mujoco/model_names.h"
 
 #include <cmath>
 #include <cstddef>
@@ -17,7 +18,7 @@ constexpr int kThumb = 6;
 
 PlanarArm::PlanarArm(const mjModel* model) {
   for (std::size_t j = 0; j < kJointNames.size(); ++j) {
-    joints_[j] = mj_name2id(model, mjOBJ_JOINT, kJointNames[j]);
+    joints_[j] = mujoco::NameId(model, mjOBJ_JOINT, kJointNames[j]);
   }
 }
 

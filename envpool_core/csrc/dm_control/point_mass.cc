@@ -7,6 +7,7 @@
 #include "dm_control/rewards.h"
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
@@ -17,8 +18,8 @@ class PointMassEnv final : public SuiteEnv {
   PointMassEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, bool randomize_gains)
       : SuiteEnv(spec, seed, std::move(model), /*private_model=*/randomize_gains),
         randomize_gains_(randomize_gains),
-        target_(mj_name2id(model_, mjOBJ_GEOM, "target")),
-        pointmass_(mj_name2id(model_, mjOBJ_GEOM, "pointmass")) {}
+        target_(mujoco::NameId(model_, mjOBJ_GEOM, "target")),
+        pointmass_(mujoco::NameId(model_, mjOBJ_GEOM, "pointmass")) {}
 
  private:
   void RandomDirection(double* dir) {

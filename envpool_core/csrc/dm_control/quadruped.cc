@@ -20,6 +20,7 @@
 #include "dm_control/suite_task.h"
 #include "dm_control/xml_edit.h"
 #include "mujoco/mujoco_errors.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
@@ -69,19 +70,19 @@ class QuadrupedEnv final : public SuiteEnv {
         desired_speed_(desired_speed),
         task_(task),
         fetch_(task == Task::kFetch),
-        root_(model_->jnt_qposadr[mj_name2id(model_, mjOBJ_JOINT, "root")]),
-        root_dof_(model_->jnt_dofadr[mj_name2id(model_, mjOBJ_JOINT, "root")]),
-        torso_(mj_name2id(model_, mjOBJ_BODY, "torso")),
+        root_(model_->jnt_qposadr[mujoco::NameId(model_, mjOBJ_JOINT, "root")]),
+        root_dof_(model_->jnt_dofadr[mujoco::NameId(model_, mjOBJ_JOINT, "root")]),
+        torso_(mujoco::NameId(model_, mjOBJ_BODY, "torso")),
         velocimeter_(SensorAdr("velocimeter")),
-        floor_(mj_name2id(model_, mjOBJ_GEOM, "floor")),
-        workspace_(mj_name2id(model_, mjOBJ_SITE, "workspace")) {
+        floor_(mujoco::NameId(model_, mjOBJ_GEOM, "floor")),
+        workspace_(mujoco::NameId(model_, mjOBJ_SITE, "workspace")) {
     if (fetch_) {
-      int ball_root = mj_name2id(model_, mjOBJ_JOINT, "ball_root");
+      int ball_root = mujoco::NameId(model_, mjOBJ_JOINT, "ball_root");
       ball_root_ = model_->jnt_qposadr[ball_root];
       ball_root_dof_ = model_->jnt_dofadr[ball_root];
-      ball_ = mj_name2id(model_, mjOBJ_BODY, "ball");
-      ball_geom_ = mj_name2id(model_, mjOBJ_GEOM, "ball");
-      target_ = mj_name2id(model_, mjOBJ_SITE, "target");
+      ball_ = mujoco::NameId(model_, mjOBJ_BODY, "ball");
+      ball_geom_ = mujoco::NameId(model_, mjOBJ_GEOM, "ball");
+      target_ = mujoco::NameId(model_, mjOBJ_SITE, "target");
     }
     if (task_ == Task::kEscape) MakeTerrainBuffers();
     for (int j = 0; j < model_->njnt; ++j) {

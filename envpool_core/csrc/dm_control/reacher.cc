@@ -7,6 +7,7 @@
 #include "dm_control/rewards.h"
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
@@ -17,8 +18,8 @@ class ReacherEnv final : public SuiteEnv {
   ReacherEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, double target_size)
       : SuiteEnv(spec, seed, std::move(model), /*private_model=*/true),
         target_size_(target_size),
-        target_(mj_name2id(model_, mjOBJ_GEOM, "target")),
-        finger_(mj_name2id(model_, mjOBJ_GEOM, "finger")) {}
+        target_(mujoco::NameId(model_, mjOBJ_GEOM, "target")),
+        finger_(mujoco::NameId(model_, mjOBJ_GEOM, "finger")) {}
 
  private:
   void InitializeEpisode() override {

@@ -14,6 +14,7 @@
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
 #include "dm_control/xml_edit.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
@@ -33,18 +34,18 @@ class StackerEnv final : public SuiteEnv {
   StackerEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, int n_boxes)
       : SuiteEnv(spec, seed, std::move(model), /*private_model=*/true),
         n_boxes_(n_boxes),
-        target_body_(mj_name2id(model_, mjOBJ_BODY, "target")),
-        target_geom_(mj_name2id(model_, mjOBJ_GEOM, "target")),
-        target_site_(mj_name2id(model_, mjOBJ_SITE, "target")),
-        grasp_(mj_name2id(model_, mjOBJ_SITE, "grasp")),
-        hand_(mj_name2id(model_, mjOBJ_BODY, "hand")),
+        target_body_(mujoco::NameId(model_, mjOBJ_BODY, "target")),
+        target_geom_(mujoco::NameId(model_, mjOBJ_GEOM, "target")),
+        target_site_(mujoco::NameId(model_, mjOBJ_SITE, "target")),
+        grasp_(mujoco::NameId(model_, mjOBJ_SITE, "grasp")),
+        hand_(mujoco::NameId(model_, mjOBJ_BODY, "hand")),
         arm_(model_) {
     for (int b = 0; b < n_boxes; ++b) {
       std::string box = "box" + std::to_string(b);
-      boxes_.push_back(mj_name2id(model_, mjOBJ_BODY, box.c_str()));
-      box_sites_.push_back(mj_name2id(model_, mjOBJ_SITE, box.c_str()));
+      boxes_.push_back(mujoco::NameId(model_, mjOBJ_BODY, box.c_str()));
+      box_sites_.push_back(mujoco::NameId(model_, mjOBJ_SITE, box.c_str()));
       for (const char* dim : {"_x", "_y", "_z"}) {
-        box_joints_.push_back(mj_name2id(model_, mjOBJ_JOINT, (box + dim).c_str()));
+        box_joints_.push_back(mujoco::NameId(model_, mjOBJ_JOINT, (box + dim).c_str()));
       }
     }
   }

@@ -9,36 +9,18 @@
 
 namespace envpool_core::dm_control {
 
-namespace {
-
-mjModel* CopyModel(const mjModel* m) {
-  mjModel* copy = mj_copyModel(nullptr, m);
-  if (copy == nullptr) throw std::runtime_error("mj_copyModel failed (out of memory?)");
-  return copy;
-}
-
-}  // namespace
-
 SuiteEnv::SuiteEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, bool private_model)
-    : private_model_(private_model ? CopyModel(model.model.get()) : nullptr),
+    : private_model_owner_(private_model ? mujoco::CopyModel(model.model.get()) : nullptr),
+      private_model_(private_model_owner_.get()),
       model_(private_model ? private_model_ : model.model.get()),
-      data_(mj_makeData(model_)),
+      data_owner_(mujoco::MakeData(model_)),
+      data_(data_owner_.get()),
       random_(seed),
       frame_skip_(static_cast<int>(spec.config.GetInt("frame_skip"))),
       suite_model_(std::move(model)),
       render_width_(static_cast<int>(spec.config.GetInt("render_width"))),
       render_height_(static_cast<int>(spec.config.GetInt("render_height"))),
-      render_camera_id_(static_cast<int>(spec.config.GetInt("render_camera_id"))) {
-  if (data_ == nullptr) {
-    if (private_model_ != nullptr) mj_deleteModel(private_model_);
-    throw std::runtime_error("mj_makeData failed (out of memory?)");
-  }
-}
-
-SuiteEnv::~SuiteEnv() {
-  mj_deleteData(data_);
-  if (private_model_ != nullptr) mj_deleteModel(private_model_);
-}
+      render_camera_id_(static_cast<int>(spec.config.GetInt("render_camera_id"))) {}
 
 bool SuiteEnv::Reset(OutputRow& row) {
   mujoco::ResetPhysics(model_, data_);
@@ -98,7 +80,8 @@ void SuiteEnv::Render(std::uint8_t* rgb) {
   }
   mujoco::CopyFrameTopDown(
       // dm_control's scene option hides rangefinder rays.
-      mujoco::RenderFrame(model_, data_, &camera, render_width_, render_height_,
+      mujoco::RenderFrame(suite_model_.model.get(), model_, data_, &camera, render_width_,
+                          render_height_,
                           height_field_version_, /*rangefinder_rays=*/false),
       render_width_,
       render_height_, rgb);

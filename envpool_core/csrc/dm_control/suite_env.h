@@ -28,13 +28,14 @@
 #include "core/env.h"
 #include "dm_control/numpy_random.h"
 #include "dm_control/suite_model.h"
+#include "mujoco/mujoco_ptr.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
 class SuiteEnv : public Env {
  public:
   SuiteEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, bool private_model = false);
-  ~SuiteEnv() override;
   SuiteEnv(const SuiteEnv&) = delete;
   SuiteEnv& operator=(const SuiteEnv&) = delete;
 
@@ -78,13 +79,15 @@ class SuiteEnv : public Env {
     return std::sqrt(s);
   }
   int SensorAdr(const char* name) const {
-    return model_->sensor_adr[mj_name2id(model_, mjOBJ_SENSOR, name)];
+    return model_->sensor_adr[mujoco::NameId(model_, mjOBJ_SENSOR, name)];
   }
 
   // The env's own model with `private_model` (null otherwise): the task may change it.
-  mjModel* private_model_ = nullptr;
+  mujoco::ModelPtr private_model_owner_;
+  mjModel* private_model_;  // private_model_owner_'s
   const mjModel* model_;
-  mjData* data_;
+  mujoco::DataPtr data_owner_;
+  mjData* data_;  // data_owner_'s
   NumpyRandomState random_;
   const int frame_skip_;
 

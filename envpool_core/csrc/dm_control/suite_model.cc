@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "mujoco/model_cache.h"
+#include "mujoco/mujoco_errors.h"
 
 namespace envpool_core::dm_control {
 
@@ -24,12 +25,9 @@ SuiteModel WithoutActuationCopy(const std::string& key,
   auto it = cache->find(path);
   if (it != cache->end()) return it->second;
   std::shared_ptr<const mjModel> model = load();
-  mjModel* copy = mj_copyModel(nullptr, model.get());
-  if (copy == nullptr) throw std::runtime_error("mj_copyModel failed (out of memory?)");
+  mujoco::ModelPtr copy = mujoco::CopyModel(model.get());
   copy->opt.disableflags |= mjDSBL_ACTUATION;
-  SuiteModel suite{model, std::shared_ptr<const mjModel>(copy, [](const mjModel* m) {
-                     mj_deleteModel(const_cast<mjModel*>(m));
-                   })};
+  SuiteModel suite{model, std::shared_ptr<const mjModel>(std::move(copy))};
   cache->emplace(path, suite);
   return suite;
 }

@@ -11,6 +11,7 @@
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
 #include "dm_control/xml_edit.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
@@ -57,10 +58,10 @@ class SwimmerEnv final : public SuiteEnv {
  public:
   SwimmerEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model)
       : SuiteEnv(spec, seed, std::move(model), /*private_model=*/true),
-        target_(mj_name2id(model_, mjOBJ_GEOM, "target")),
-        nose_(mj_name2id(model_, mjOBJ_GEOM, "nose")),
-        head_(mj_name2id(model_, mjOBJ_BODY, "head")),
-        target_light_(mj_name2id(model_, mjOBJ_LIGHT, "target_light")) {}
+        target_(mujoco::NameId(model_, mjOBJ_GEOM, "target")),
+        nose_(mujoco::NameId(model_, mjOBJ_GEOM, "nose")),
+        head_(mujoco::NameId(model_, mjOBJ_BODY, "head")),
+        target_light_(mujoco::NameId(model_, mjOBJ_LIGHT, "target_light")) {}
 
  private:
   void InitializeEpisode() override {

@@ -5,6 +5,7 @@
 #include "dm_control/rewards.h"
 #include "dm_control/suite_env.h"
 #include "dm_control/suite_task.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::dm_control {
 
@@ -17,9 +18,9 @@ class WalkerEnv final : public SuiteEnv {
   WalkerEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, double move_speed)
       : SuiteEnv(spec, seed, std::move(model)),
         move_speed_(move_speed),
-        torso_(mj_name2id(model_, mjOBJ_BODY, "torso")),
+        torso_(mujoco::NameId(model_, mjOBJ_BODY, "torso")),
         velocity_sensor_(
-            model_->sensor_adr[mj_name2id(model_, mjOBJ_SENSOR, "torso_subtreelinvel")]) {}
+            model_->sensor_adr[mujoco::NameId(model_, mjOBJ_SENSOR, "torso_subtreelinvel")]) {}
 
  private:
   void InitializeEpisode() override {

@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "mujoco/locomotion_env.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::mujoco {
 
@@ -15,7 +16,7 @@ enum V5Info { kV5XY, kV5RewardForward = kV5XY + 5, kV5RewardCtrl, kV5RewardConta
               kV5RewardSurvive, kV5NumInfo };
 
 int MainBody(const Config& c, const mjModel& m, bool v5) {
-  if (!v5) return BodyId(m, "torso", "Ant-v4");
+  if (!v5) return NameId(&m, mjOBJ_BODY, "torso");
   auto id = c.GetInt("main_body");
   if (id < 0 || id >= m.nbody) {
     throw std::invalid_argument("main_body " + std::to_string(id) + " is not a body id in [0, " +

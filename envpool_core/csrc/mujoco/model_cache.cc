@@ -8,6 +8,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "mujoco/mujoco_errors.h"
 
@@ -48,22 +49,22 @@ std::shared_ptr<const mjModel> LoadLocked(const std::string& key, const std::str
                                           const mjVFS* vfs) {
   auto it = cache->find(key);
   if (it != cache->end()) return it->second;
-  char error[1024] = "";
   // Warnings of MuJoCo's compiler (say, deprecated attributes in a user's XML
   // file) would go to MUJOCO_LOG.TXT in the working directory; they go to stderr.
   std::string warnings;
-  mjModel* model =
-      LoadXmlCollectingWarnings(path.c_str(), error, sizeof(error), &warnings, vfs);
+  ModelPtr model;
+  std::string error;
+  try {
+    model = LoadXml(path.c_str(), &warnings, vfs);
+  } catch (const std::runtime_error& e) {
+    error = e.what();
+  }
   if (!warnings.empty()) {
     std::fprintf(stderr, "envpool_core: MuJoCo warnings while loading %s:\n%s\n", key.c_str(),
                  warnings.c_str());
   }
-  if (model == nullptr) {
-    throw std::invalid_argument("cannot load MuJoCo model " + key + ": " + error);
-  }
-  std::shared_ptr<const mjModel> shared(model, [](const mjModel* m) {
-    mj_deleteModel(const_cast<mjModel*>(m));
-  });
+  if (!model) throw std::invalid_argument("cannot load MuJoCo model " + key + ": " + error);
+  std::shared_ptr<const mjModel> shared(std::move(model));
   cache->emplace(key, shared);
   return shared;
 }

@@ -15,7 +15,8 @@ MujocoEnv::MujocoEnv(const EnvSpec& spec, std::uint64_t seed,
     : v5_(v5),
       model_ref_(std::move(model)),
       model_(model_ref_.get()),
-      data_(mj_makeData(model_)),
+      data_owner_(MakeData(model_)),
+      data_(data_owner_.get()),
       rng_(static_cast<std::mt19937::result_type>(seed)),
       frame_skip_(static_cast<int>(spec.config.GetInt("frame_skip"))),
       dt_(model_->opt.timestep * frame_skip_),
@@ -26,15 +27,12 @@ MujocoEnv::MujocoEnv(const EnvSpec& spec, std::uint64_t seed,
       render_height_(static_cast<int>(spec.config.GetInt("render_height"))),
       render_camera_id_(static_cast<int>(spec.config.GetInt("render_camera_id"))),
       camera_config_(GymnasiumCameraConfig(spec.config.GetString("task_id"))) {
-  if (data_ == nullptr) throw std::runtime_error("mj_makeData failed (out of memory?)");
   if (spec.config.GetBool("reset_state_in_info")) {
     reset_state_info_ = static_cast<int>(spec.info.size()) - 2;
     qpos0_.resize(static_cast<std::size_t>(model_->nq));
     qvel0_.resize(static_cast<std::size_t>(model_->nv));
   }
 }
-
-MujocoEnv::~MujocoEnv() { mj_deleteData(data_); }
 
 bool MujocoEnv::Reset(OutputRow& row) {
   ResetPhysics(model_, data_);
@@ -58,7 +56,7 @@ void MujocoEnv::Render(std::uint8_t* rgb) {
     InitCamera(model_, data_, camera_config_, render_camera_id_, &camera_);
     camera_ready_ = true;
   }
-  CopyFrameTopDown(RenderFrame(model_, data_, &camera_, render_width_, render_height_),
+  CopyFrameTopDown(RenderFrame(model_, model_, data_, &camera_, render_width_, render_height_),
                    render_width_, render_height_, rgb);
 }
 
@@ -110,15 +108,6 @@ void MujocoEnv::WriteResetState(OutputRow& row) const {
   if (reset_state_info_ < 0) return;
   mju_copy(row.Info<double>(reset_state_info_), qpos0_.data(), model_->nq);
   mju_copy(row.Info<double>(reset_state_info_ + 1), qvel0_.data(), model_->nv);
-}
-
-int BodyId(const mjModel& m, const char* name, const char* task) {
-  int id = mj_name2id(&m, mjOBJ_BODY, name);
-  if (id < 0) {
-    throw std::invalid_argument(std::string(task) + " needs a body named '" + name +
-                                "' in its model");
-  }
-  return id;
 }
 
 OptionDef XmlFileOption(const std::string& default_file) {

@@ -23,6 +23,7 @@
 
 #include "core/env.h"
 #include "core/task_registry.h"
+#include "mujoco/mujoco_ptr.h"
 #include "mujoco/render_camera.h"
 
 namespace envpool_core::mujoco {
@@ -34,7 +35,6 @@ class MujocoEnv : public Env {
   // valid; v4 only where the task reads them (`v4_post_constraint`).
   MujocoEnv(const EnvSpec& spec, std::uint64_t seed, std::shared_ptr<const mjModel> model,
             bool v5, bool v4_post_constraint = false);
-  ~MujocoEnv() override;
   MujocoEnv(const MujocoEnv&) = delete;
   MujocoEnv& operator=(const MujocoEnv&) = delete;
 
@@ -121,7 +121,8 @@ class MujocoEnv : public Env {
   const bool v5_;
   std::shared_ptr<const mjModel> model_ref_;
   const mjModel* model_;
-  mjData* data_;
+  DataPtr data_owner_;
+  mjData* data_;  // data_owner_'s
   std::mt19937 rng_;  // seeded as EnvPool's, so a seed gives EnvPool's start states
   std::normal_distribution<double> standard_normal_;
   int frame_skip_;
@@ -143,10 +144,6 @@ class MujocoEnv : public Env {
   std::vector<mjtNum> qpos0_;
   std::vector<mjtNum> qvel0_;
 };
-
-// The id of body `name` in `m`; throws std::invalid_argument naming `task`
-// when the model has no such body (a user's xml_file may lack it).
-int BodyId(const mjModel& m, const char* name, const char* task);
 
 // Option helpers with gymnasium's names.
 OptionDef XmlFileOption(const std::string& default_file);

@@ -4,8 +4,10 @@
 #include <cstring>
 #include <stdexcept>
 
-// Exported by libmujoco and used by its Python bindings: the calling thread's
-// log handler, which takes precedence over the global one.
+// Exported by libmujoco and used by its compiler and Python bindings, but not
+// declared in its headers: the calling thread's log handler, which takes
+// precedence over the global one. The build checks that libmujoco has them
+// (mujoco/CMakeLists.txt).
 extern "C" {
 MJAPI mjfLogHandler _mjPRIVATE_setTlsLogHandler(mjfLogHandler handler);
 MJAPI mjfLogHandler _mjPRIVATE_getGlobalLogHandler(void);
@@ -16,20 +18,21 @@ namespace envpool_core::mujoco {
 namespace {
 
 // What the calling thread's trapped call is doing. Plain data: control leaves
-// the MuJoCo function by longjmp, past no destructor.
+// the MuJoCo function by longjmp.
 struct Trap {
   std::jmp_buf jump;
   mjfLogHandler previous;  // the thread's handler before the call (null: none)
   std::string* warnings;   // null: warnings go to `previous` or the global handler
-  char error[1024];
+  char* error;
+  std::size_t error_size;
 };
 thread_local Trap* current_trap = nullptr;
 
 void TrapHandler(const mjLogMessage* message) {
   Trap* trap = current_trap;
   if (message->level == mjLOG_ERROR) {
-    std::strncpy(trap->error, message->subject, sizeof(trap->error) - 1);
-    trap->error[sizeof(trap->error) - 1] = '\0';
+    std::strncpy(trap->error, message->subject, trap->error_size - 1);
+    trap->error[trap->error_size - 1] = '\0';
     std::longjmp(trap->jump, 1);
   }
   if (trap->warnings != nullptr && message->level == mjLOG_WARNING) {
@@ -40,46 +43,42 @@ void TrapHandler(const mjLogMessage* message) {
   next(message);
 }
 
-// Runs fn(context) under `trap`; false when MuJoCo raised an error. Nothing
-// with a destructor lives in the frames control leaves by longjmp.
-bool RunTrapped(Trap* trap, void (*fn)(void*), void* context) {
+}  // namespace
+
+namespace detail {
+
+bool RunTrapped(void (*fn)(void*), void* context, char* error, std::size_t error_size,
+                std::string* warnings) {
+  Trap trap;
+  trap.warnings = warnings;
+  trap.error = error;
+  trap.error_size = error_size;
+  error[0] = '\0';
   Trap* outer = current_trap;
-  current_trap = trap;
-  trap->error[0] = '\0';
-  trap->previous = _mjPRIVATE_setTlsLogHandler(TrapHandler);
-  if (setjmp(trap->jump) != 0) {
-    _mjPRIVATE_setTlsLogHandler(trap->previous);
+  current_trap = &trap;
+  trap.previous = _mjPRIVATE_setTlsLogHandler(TrapHandler);
+  if (setjmp(trap.jump) != 0) {
+    _mjPRIVATE_setTlsLogHandler(trap.previous);
     current_trap = outer;
     return false;
   }
   fn(context);
-  _mjPRIVATE_setTlsLogHandler(trap->previous);
+  _mjPRIVATE_setTlsLogHandler(trap.previous);
   current_trap = outer;
   return true;
 }
 
-// Runs `body` (a lambda that captures by reference, so it owns nothing to
-// destroy) with MuJoCo's errors thrown as std::runtime_error.
-template <typename Body>
-void Call(const char* what, Body body) {
-  Trap trap;
-  trap.warnings = nullptr;
-  if (!RunTrapped(&trap, [](void* b) { (*static_cast<Body*>(b))(); }, &body)) {
-    throw std::runtime_error(std::string("MuJoCo error in ") + what + ": " + trap.error);
-  }
-}
-
-}  // namespace
+}  // namespace detail
 
 void StepPhysics(const mjModel* m, mjData* d, int steps, bool post_constraint) {
-  Call("mj_step", [m, d, steps] {
+  Trapped("mj_step", [m, d, steps] {
     for (int i = 0; i < steps; ++i) mj_step(m, d);
   });
-  if (post_constraint) Call("mj_rnePostConstraint", [m, d] { mj_rnePostConstraint(m, d); });
+  if (post_constraint) Trapped("mj_rnePostConstraint", [m, d] { mj_rnePostConstraint(m, d); });
 }
 
 void StepPhysicsSplit(const mjModel* m, mjData* d, int steps) {
-  Call("mj_step", [m, d, steps] {
+  Trapped("mj_step", [m, d, steps] {
     int full_steps = steps;
     if (m->opt.integrator != mjINT_RK4) {
       mj_step2(m, d);
@@ -91,25 +90,51 @@ void StepPhysicsSplit(const mjModel* m, mjData* d, int steps) {
 }
 
 void ForwardPhysics(const mjModel* m, mjData* d) {
-  Call("mj_forward", [m, d] { mj_forward(m, d); });
+  Trapped("mj_forward", [m, d] { mj_forward(m, d); });
 }
 
 void ResetPhysics(const mjModel* m, mjData* d) {
-  Call("mj_resetData", [m, d] { mj_resetData(m, d); });
+  Trapped("mj_resetData", [m, d] { mj_resetData(m, d); });
 }
 
-mjModel* LoadXmlCollectingWarnings(const char* path, char* error, int error_size,
-                                   std::string* warnings, const mjVFS* vfs) {
-  mjModel* model = nullptr;
-  Trap trap;
-  trap.warnings = warnings;
-  auto load = [&] { model = mj_loadXML(path, vfs, error, error_size); };
-  if (!RunTrapped(&trap, [](void* l) { (*static_cast<decltype(load)*>(l))(); }, &load)) {
-    std::strncpy(error, trap.error, static_cast<std::size_t>(error_size) - 1);
-    error[error_size - 1] = '\0';
-    return nullptr;
+DataPtr MakeData(const mjModel* m) {
+  mjData* d = nullptr;
+  Trapped("mj_makeData", [&d, m] { d = mj_makeData(m); });
+  if (d == nullptr) throw std::runtime_error("MuJoCo error in mj_makeData: out of memory");
+  return DataPtr(d);
+}
+
+ModelPtr CopyModel(const mjModel* m) {
+  mjModel* copy = nullptr;
+  Trapped("mj_copyModel", [&copy, m] { copy = mj_copyModel(nullptr, m); });
+  if (copy == nullptr) throw std::runtime_error("MuJoCo error in mj_copyModel: out of memory");
+  return ModelPtr(copy);
+}
+
+ModelPtr LoadXml(const char* path, std::string* warnings, const mjVFS* vfs) {
+  char error[1024] = "";
+  mjSpec* spec = nullptr;
+  auto parse = [&] { spec = mj_parseXML(path, vfs, error, sizeof(error)); };
+  char trapped[1024];
+  if (!detail::RunTrapped([](void* p) { (*static_cast<decltype(parse)*>(p))(); }, &parse, trapped,
+                          sizeof(trapped), warnings)) {
+    throw std::runtime_error(std::string("MuJoCo error in mj_parseXML: ") + trapped);
   }
-  return model;
+  if (spec == nullptr) throw std::runtime_error(error);
+  mjModel* model = nullptr;
+  auto compile = [&] { model = mj_compile(spec, vfs); };
+  bool ok = detail::RunTrapped([](void* c) { (*static_cast<decltype(compile)*>(c))(); }, &compile,
+                               trapped, sizeof(trapped), warnings);
+  std::string compile_error;
+  if (!ok) {
+    compile_error = std::string("MuJoCo error in mj_compile: ") + trapped;
+  } else if (model == nullptr) {
+    const char* message = mjs_getError(spec);
+    compile_error = message != nullptr && message[0] != '\0' ? message : "mj_compile failed";
+  }
+  mj_deleteSpec(spec);
+  if (!compile_error.empty()) throw std::runtime_error(compile_error);
+  return ModelPtr(model);
 }
 
 }  // namespace envpool_core::mujoco

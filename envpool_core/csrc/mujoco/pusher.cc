@@ -10,6 +10,7 @@
 #include <string>
 
 #include "mujoco/arm_env.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::mujoco {
 
@@ -50,9 +51,9 @@ class PusherEnv final : public ArmEnv {
         reward_control_weight_(spec.config.GetFloat("reward_control_weight")),
         reset_qvel_scale_(spec.config.GetFloat("reset_qvel_scale")),
         cylinder_(CylinderRange(spec.config)),
-        tips_arm_(BodyId(*model_, "tips_arm", "Pusher")),
-        object_(BodyId(*model_, "object", "Pusher")),
-        goal_(BodyId(*model_, "goal", "Pusher")) {}
+        tips_arm_(NameId(model_, mjOBJ_BODY, "tips_arm")),
+        object_(NameId(model_, mjOBJ_BODY, "object")),
+        goal_(NameId(model_, mjOBJ_BODY, "goal")) {}
 
  private:
   void ResetModel(OutputRow& row) override {
@@ -142,7 +143,7 @@ void RegisterPusher(TaskRegistry& registry, const std::string& asset_dir) {
     RefuseVersionSwitch(&def, "weighted_reward_info", "False", "True");
     def.make_spec = [v5](const Config& c, const mjModel& m, EnvSpec* spec) {
       CylinderRange(c);
-      for (const char* body : {"tips_arm", "object", "goal"}) BodyId(m, body, "Pusher");
+      for (const char* body : {"tips_arm", "object", "goal"}) NameId(&m, mjOBJ_BODY, body);
       if (m.nq < 7 + 4 || m.nv < 7 + 4) {
         throw std::invalid_argument("Pusher needs 7 arm joints and 4 object/goal joints");
       }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "mujoco/arm_env.h"
+#include "mujoco/model_names.h"
 
 namespace envpool_core::mujoco {
 
@@ -21,8 +22,8 @@ class ReacherEnv final : public ArmEnv {
         reset_qpos_scale_(spec.config.GetFloat("reset_qpos_scale")),
         reset_qvel_scale_(spec.config.GetFloat("reset_qvel_scale")),
         reset_goal_scale_(spec.config.GetFloat("reset_goal_scale")),
-        fingertip_(BodyId(*model_, "fingertip", "Reacher")),
-        target_(BodyId(*model_, "target", "Reacher")) {}
+        fingertip_(NameId(model_, mjOBJ_BODY, "fingertip")),
+        target_(NameId(model_, mjOBJ_BODY, "target")) {}
 
  private:
   void ResetModel(OutputRow& row) override {
@@ -102,8 +103,8 @@ void RegisterReacher(TaskRegistry& registry, const std::string& asset_dir) {
         throw std::invalid_argument("option 'reset_goal_scale' must be > 0, got " +
                                     std::to_string(c.GetFloat("reset_goal_scale")));
       }
-      BodyId(m, "fingertip", "Reacher");
-      BodyId(m, "target", "Reacher");
+      NameId(&m, mjOBJ_BODY, "fingertip");
+      NameId(&m, mjOBJ_BODY, "target");
       if (m.nq < 4 || m.nv < 4) {
         throw std::invalid_argument("Reacher needs 2 arm and 2 target joints");
       }

@@ -9,10 +9,8 @@ code to the JAX arrays of its recv.
 
 from __future__ import annotations
 
-import atexit
 import numbers
 import warnings
-import weakref
 from types import ModuleType
 from typing import Any
 
@@ -38,17 +36,6 @@ _STEP_TYPE = _COLUMN["step_type"]
 
 
 _UNSET = object()
-
-# Pools not yet closed: closed at interpreter exit, so that no worker thread still
-# steps an env while the interpreter and the libraries below it shut down.
-_open_pools: weakref.WeakSet = weakref.WeakSet()
-
-
-@atexit.register
-def _close_open_pools() -> None:
-    for pool in list(_open_pools):
-        pool.close()
-
 
 def _same(a: Any, b: Any) -> bool:
     if a is b:
@@ -113,7 +100,6 @@ class EnvPool:
         """Makes the pool of `spec`; its spaces are from `spaces` (gymnasium's by default)."""
         self.spec = spec
         self._pool = _core.EnvPool(spec._core)
-        _open_pools.add(self)
         self._num_obs = len(spec.obs_specs)
         self._first_obs = len(_COLUMN)
         self._obs_names = [s["name"] for s in spec.obs_specs]
@@ -252,9 +238,10 @@ class EnvPool:
     def close(self) -> None:
         """Stops the worker threads and frees the envs. Further calls raise RuntimeError.
 
-        Pools still open when the interpreter exits are closed then."""
+        Pools still open when the interpreter exits are closed then (by the engine's atexit
+        hook, so that no worker steps or renders while the libraries below it unload); closing
+        them again, from a `__del__` say, does nothing."""
         self._pool.close()
-        _open_pools.discard(self)
 
     @property
     def closed(self) -> bool:
