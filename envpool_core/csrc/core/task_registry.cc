@@ -1,6 +1,8 @@
 #include "core/task_registry.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <thread>
@@ -11,6 +13,17 @@ TaskRegistry& TaskRegistry::Global() {
   static TaskRegistry registry;
   return registry;
 }
+
+namespace {
+OptionDef SeedOption() {
+  OptionDef seed{"seed", OptionType::kSeed, std::int64_t{42},
+                 "env i is seeded with seed + i, or a sequence of num_envs seeds"};
+  // EnvPool's range (its seeds are C++ ints).
+  seed.min = static_cast<double>(std::numeric_limits<std::int32_t>::min());
+  seed.max = static_cast<double>(std::numeric_limits<std::int32_t>::max());
+  return seed;
+}
+}  // namespace
 
 std::vector<OptionDef> CommonOptions() {
   return {
@@ -23,8 +36,7 @@ std::vector<OptionDef> CommonOptions() {
       OptionDef::Int("num_threads", 0, "worker threads; 0 = min(batch_size, cores)", 0, 1024),
       OptionDef::Int("thread_affinity_offset", -1,
                      "-1 = no pinning; k pins worker t to core (k + t) mod cores", -1, 1 << 20),
-      OptionDef{"seed", OptionType::kSeed, std::int64_t{42},
-                "env i is seeded with seed + i, or a sequence of num_envs seeds"},
+      SeedOption(),
   };
 }
 
