@@ -33,6 +33,11 @@ SuiteEnv::SuiteEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, bo
     if (private_model_ != nullptr) mj_deleteModel(private_model_);
     throw std::runtime_error("mj_makeData failed (out of memory?)");
   }
+  if (spec.config.GetBool("reset_state_in_info")) {
+    start_state_info_ = static_cast<int>(spec.info.size()) - 2;
+    qpos0_.resize(static_cast<std::size_t>(model_->nq));
+    qvel0_.resize(static_cast<std::size_t>(model_->nv));
+  }
 }
 
 SuiteEnv::~SuiteEnv() {
@@ -43,9 +48,12 @@ SuiteEnv::~SuiteEnv() {
 bool SuiteEnv::Reset(OutputRow& row) {
   mujoco::ResetPhysics(model_, data_);
   ForwardWithoutActuation();
+  start_recorded_ = false;
   InitializeEpisode();
+  if (!start_recorded_) RecordStartState();
   ForwardWithoutActuation();
   WriteObservation(row);
+  WriteStartState(row);
   row.reward = 0.0F;
   row.terminated = false;
   row.discount = 1.0F;
@@ -57,9 +65,23 @@ void SuiteEnv::Step(const void* action, OutputRow& row) {
   PhysicsStep(frame_skip_);
   row.reward = static_cast<float>(Reward());
   WriteObservation(row);
+  WriteStartState(row);
   std::optional<double> end = Termination();
   row.terminated = end.has_value();
   row.discount = end.has_value() ? static_cast<float>(*end) : 1.0F;
+}
+
+void SuiteEnv::RecordStartState() {
+  start_recorded_ = true;
+  if (start_state_info_ < 0) return;
+  mju_copy(qpos0_.data(), data_->qpos, model_->nq);
+  mju_copy(qvel0_.data(), data_->qvel, model_->nv);
+}
+
+void SuiteEnv::WriteStartState(OutputRow& row) const {
+  if (start_state_info_ < 0) return;
+  mju_copy(row.Info<double>(start_state_info_), qpos0_.data(), model_->nq);
+  mju_copy(row.Info<double>(start_state_info_ + 1), qvel0_.data(), model_->nv);
 }
 
 void SuiteEnv::PhysicsStep(int nstep) { mujoco::StepPhysicsSplit(model_, data_, nstep); }
