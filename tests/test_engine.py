@@ -261,8 +261,17 @@ def test_errors() -> None:
         env.step(np.zeros((4, 2), np.int32))
     with pytest.raises(ValueError, match="got 3 actions"):
         env.step(np.zeros(3, np.int32))
+    # Whole-valued floats are the actions they equal, as EnvPool casts them; fractions are
+    # refused, not truncated to another action.
+    assert env.step(np.zeros(4, np.float32))[0].shape == (4, 4)
+    with pytest.raises(ValueError, match=r"action 0.5 is not a whole number"):
+        env.step(np.array([0, 0.5, 1, 1]))
+    with pytest.raises(ValueError, match=r"action nan is not a whole number"):
+        env.step(np.array([0, np.nan, 1, 1]))
+    with pytest.raises(ValueError, match="out of range"):
+        env.step(np.array([0.0, 2.0, 1.0, 1.0]))
     with pytest.raises(TypeError, match="dtype"):
-        env.step(np.zeros(4, np.float32))
+        env.step(np.zeros(4, np.complex64))
     with pytest.raises(ValueError, match="out of range"):
         env.step(np.array([0, 1, 2, 0]))
     with pytest.raises(ValueError, match="out of range"):

@@ -187,7 +187,16 @@ class EnvPool:
         action = np.asarray(action)
         want = self._action_dtype
         if action.dtype != want:
-            self._check_action_dtype(action.dtype)
+            if self._action_discrete and action.dtype.kind == "f":
+                # As EnvPool, which casts them: `np.zeros(n)` is a batch of action 0. A
+                # fraction (or NaN) is refused rather than truncated to another action.
+                whole = np.isfinite(action) & (action == np.round(action))
+                if not whole.all():
+                    raise ValueError(f"action {action[~whole].flat[0]} is not a whole number: "
+                                     f"a discrete action space takes integers "
+                                     f"(action space {self.action_space})")
+            else:
+                self._check_action_dtype(action.dtype)
             if self._action_discrete and action.size and (
                 action.min() < self._action_low or action.max() > self._action_high
             ):
