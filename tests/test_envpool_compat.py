@@ -342,6 +342,8 @@ def test_envpools_public_names_exist() -> None:
     # C++ env classes, which envpool_core cannot step (docs/drop-in.md).
     missing = [name for name in upstream.__all__ if not hasattr(envpool_core, name)]
     assert missing == ["register"]
+    # In EnvPool's order, which its own typing test checks as a subsequence.
+    assert envpool_core.__all__[:len(upstream.__all__) - 1] == upstream.__all__[1:]
     assert isinstance(envpool_core.make_dm("CartPole-v1", num_envs=1), envpool_core.DMEnvPool)
     assert isinstance(envpool_core.make_gymnasium("CartPole-v1", num_envs=1),
                       envpool_core.GymnasiumEnvPool)

@@ -22,11 +22,12 @@ from envpool_core.pool import (
 from envpool_core.registry import list_all_envs
 from envpool_core.spec import EnvSpec
 
-__all__ = [
-    "DMEnvPool", "EnvError", "EnvPool", "EnvSpec", "GymEnvPool", "GymnasiumEnvPool",
-    "LegacyGymEnvPool",
-    "list_all_envs", "make",
-    "make_dm", "make_gym", "make_gymnasium", "make_spec",
+# EnvPool's names in EnvPool's order (but `register`: its tests check the order), then
+# envpool_core's own.
+__all__ = [  # noqa: RUF022
+    "make", "make_dm", "make_gym", "make_gymnasium", "make_spec", "list_all_envs",
+    "EnvSpec", "EnvPool", "DMEnvPool", "GymnasiumEnvPool",
+    "EnvError", "GymEnvPool", "LegacyGymEnvPool",
 ]
 __version__ = "0.1.0"
 
