@@ -454,7 +454,8 @@ def test_escape_terrain_zoom_is_scipys(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("domain", "task"), [("cartpole", "swingup"), ("cheetah", "run"),
-                                              ("walker", "walk")])
+                                              ("walker", "walk"), ("reacher", "hard"),
+                                              ("swimmer", "swimmer6"), ("point_mass", "hard")])
 def test_reset_state_in_info_lets_dm_control_start_where_the_env_started(
         domain: str, task: str) -> None:
     # What EnvPool's align tests do with its test build's qpos0/qvel0: dm_control's own env,
@@ -477,6 +478,15 @@ def test_reset_state_in_info_lets_dm_control_start_where_the_env_started(
             for _ in range(200):
                 ref.physics.step()
             ref.physics.data.time = 0
+        # The per-episode draws that are in the model, from EnvPool's other test-build infos.
+        named = ref.physics.named.model
+        if domain == "reacher":
+            named.geom_pos["target", ["x", "y"]] = ts.observation.target[0]
+        elif domain == "swimmer":
+            named.geom_pos["target", ["x", "y"]] = ts.observation.target0[0]
+            named.light_pos["target_light", ["x", "y"]] = ts.observation.target0[0]
+        elif domain == "point_mass":
+            ref.physics.model.wrap_prm[:] = ts.observation.wrap_prm[0]
     rng = np.random.default_rng(0)
     action_spec = ref.action_spec()
     for _ in range(20):

@@ -34,7 +34,10 @@ SuiteEnv::SuiteEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, bo
     throw std::runtime_error("mj_makeData failed (out of memory?)");
   }
   if (spec.config.GetBool("reset_state_in_info")) {
-    start_state_info_ = static_cast<int>(spec.info.size()) - 2;
+    // qpos0, qvel0, then the task's start_info arrays.
+    for (std::size_t i = 0; i < spec.info.size(); ++i) {
+      if (spec.info[i].name == "qpos0") start_state_info_ = static_cast<int>(i);
+    }
     qpos0_.resize(static_cast<std::size_t>(model_->nq));
     qvel0_.resize(static_cast<std::size_t>(model_->nv));
   }
@@ -82,6 +85,7 @@ void SuiteEnv::WriteStartState(OutputRow& row) const {
   if (start_state_info_ < 0) return;
   mju_copy(row.Info<double>(start_state_info_), qpos0_.data(), model_->nq);
   mju_copy(row.Info<double>(start_state_info_ + 1), qvel0_.data(), model_->nv);
+  WriteStartInfo(row, start_state_info_ + 2);
 }
 
 void SuiteEnv::PhysicsStep(int nstep) { mujoco::StepPhysicsSplit(model_, data_, nstep); }

@@ -68,6 +68,9 @@ class SuiteEnv : public Env {
   // InitializeEpisode goes on after drawing the start (cheetah's settling steps) calls it
   // there.
   void RecordStartState();
+  // With reset_state_in_info, the task's SuiteTaskDef::start_info arrays, into the info
+  // arrays from `first` on (called at every reset and step; the values hold per episode).
+  virtual void WriteStartInfo(OutputRow& /*row*/, int /*first*/) const {}
   // A task that rewrites its model's heightfields calls this, so that frames
   // show the new ones (dm_control uploads them to its renderer again).
   void HeightFieldsChanged();

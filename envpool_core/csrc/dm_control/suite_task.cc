@@ -59,7 +59,8 @@ void AddSuiteTask(TaskRegistry& registry, const std::string& suite_dir, SuiteTas
     };
   }
   std::vector<ObsArray> obs = def.obs;
-  task.make_spec = [load, obs](const Config& c) {
+  std::vector<ObsArray> start_info = def.start_info;
+  task.make_spec = [load, obs, start_info](const Config& c) {
     SuiteModel model = load();
     const mjModel& m = *model.model;
     EnvSpec spec;
@@ -76,6 +77,9 @@ void AddSuiteTask(TaskRegistry& registry, const std::string& suite_dir, SuiteTas
     if (c.GetBool("reset_state_in_info")) {
       spec.info.push_back(MakeArraySpec<double>("qpos0", {static_cast<int>(m.nq)}));
       spec.info.push_back(MakeArraySpec<double>("qvel0", {static_cast<int>(m.nv)}));
+      for (const ObsArray& o : start_info) {
+        spec.info.push_back(MakeArraySpec<double>(o.name, o.shape));
+      }
     }
     mujoco::SetRenderSpec(c, m, kSuiteRender, &spec);
     return spec;
