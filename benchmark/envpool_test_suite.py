@@ -56,10 +56,12 @@ TEST_FILES = [
     "envpool/mujoco/dmc/mujoco_dmc_suite_ext_align_test.py",
     "envpool/mujoco/dmc/mujoco_dmc_suite_ext_deterministic_test.py",
 ]
-# The files EnvPool runs against its test build (-DENVPOOL_TEST), whose infos hold each
-# episode's start state: on envpool_core they run with reset_state_in_info=True by default.
+# The files that read the infos of EnvPool's test build (-DENVPOOL_TEST), each episode's start
+# state: on envpool_core they run with reset_state_in_info=True by default.
 TEST_BUILD_FILES = [
     "envpool/mujoco/gym/mujoco_gym_align_test.py",
+    "envpool/mujoco/gym/mujoco_render_test.py",
+    "envpool/mujoco/dmc/mujoco_dmc_render_test.py",
     "envpool/mujoco/dmc/mujoco_dmc_suite_align_test.py",
     "envpool/mujoco/dmc/mujoco_dmc_suite_ext_align_test.py",
 ]
@@ -301,6 +303,8 @@ def write_markdown(results: dict, meta: dict, out: Path) -> None:
         "(`benchmark/envpool_test_suite.py`); on envpool_core `import envpool` is a shim that "
         "re-exports envpool_core. Machine: " + meta["machine"] + ".",
         "",
+        *[f"- {note}" for note in meta.get("notes", [])],
+        "",
         "| run | passed | failed | error | skipped | timeout | crashed |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -350,6 +354,8 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, nargs="*", default=[],
                         help="earlier envpool_test_suite.json files to update: their runs and "
                              "files that are not rerun are kept")
+    parser.add_argument("--note", action="append", default=[],
+                        help="a line for the results page (how the runs were made)")
     args = parser.parse_args()
     results: dict = {}
     kept_versions: dict = {}
@@ -361,7 +367,11 @@ def main() -> None:
         kept_versions.update(earlier["meta"]["versions"])
         files += [f for f in earlier["meta"]["files"] if f not in files]
     files.sort(key=lambda f: TEST_FILES.index(f) if f in TEST_FILES else len(TEST_FILES))
-    meta = {"commit": args.commit, "files": files,
+    notes = list(args.note)
+    for path in args.keep:
+        earlier_notes = json.loads(path.read_text())["meta"].get("notes", [])
+        notes += [n for n in earlier_notes if n not in notes]
+    meta = {"commit": args.commit, "files": files, "notes": notes,
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python "
                        f"{platform.python_version()}",
             "versions": {**kept_versions, **{e: engine_version(e) for e in args.engines}}}
