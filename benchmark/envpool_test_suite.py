@@ -305,16 +305,17 @@ def write_markdown(results: dict, meta: dict, out: Path) -> None:
         "",
         *[f"- {note}" for note in meta.get("notes", [])],
         "",
-        "| run | passed | failed | error | skipped | timeout | crashed |",
-        "|---|---|---|---|---|---|---|",
+        "| run | files run | passed | failed | error | skipped | timeout | crashed |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for run in runs:
         cases = [c for f in results[run].values() for c in f]
         counts = [sum(c["outcome"] == k for c in cases)
                   for k in ("passed", "failed", "error", "skipped", "timeout", "crashed")]
-        lines.append(f"| {run} | " + " | ".join(map(str, counts)) + " |")
+        files_run = f"{len(results[run])} of {len(meta['files'])}"
+        lines.append(f"| {run} | {files_run} | " + " | ".join(map(str, counts)) + " |")
     lines += ["", "Per test case (P passed, F failed, E error, S skipped, T timeout, C the process "
-              "died):", "",
+              "died, - not run):", "",
               "| test | " + " | ".join(runs) + " | why it fails on envpool_core |",
               "|---|" + "---|" * len(runs) + "---|"]
     letter = {"passed": "P", "failed": "F", "error": "E", "skipped": "S", "timeout": "T",
