@@ -205,3 +205,49 @@ def test_aligned_with_gymnasium(
     env.close()
     for ref in refs:
         ref.close()
+
+
+@pytest.mark.parametrize(("alias", "task_id"), [("phys2d/CartPole-v0", "CartPole-v0"),
+                                                ("phys2d/CartPole-v1", "CartPole-v1"),
+                                                ("phys2d/Pendulum-v0", "Pendulum-v0")])
+def test_envpools_aliases_are_the_same_task(alias: str, task_id: str) -> None:
+    # EnvPool registers these ids too (its own make test makes them).
+    assert alias in ep.list_all_envs()
+    assert {**ep.make_spec(alias).config_dict, "task_id": task_id} == \
+        ep.make_spec(task_id).config_dict
+    outputs = []
+    for name in (alias, task_id):
+        env = ep.make(name, num_envs=2, seed=3)
+        rng = np.random.default_rng(0)
+        outputs.append([env.reset()[0]])
+        for _ in range(50):
+            action = (rng.integers(0, 2, 2, dtype=np.int32) if "CartPole" in name
+                      else rng.uniform(-2.0, 2.0, (2, 1)).astype(np.float32))
+            outputs[-1].append(env.step(action)[0])
+        env.close()
+    np.testing.assert_array_equal(outputs[0], outputs[1])
+
+
+def test_pendulum_v0_moves_by_the_velocity_before_the_clip() -> None:
+    # gym's Pendulum-v0 (EnvPool's version=0): the angle moves by the new velocity before it is
+    # clipped to 8 rad/s; v1 (gymnasium's) moves by the clipped one. A strong gravity makes the
+    # clip engage.
+    states = {}
+    for task_id in ("Pendulum-v0", "Pendulum-v1"):
+        env = ep.make(task_id, num_envs=1, seed=0, g=200.0, state_in_info=True)
+        assert env.config["version"] == (0 if task_id == "Pendulum-v0" else 1)
+        before = [env.reset()[1]["state"][0].copy()]
+        for _ in range(20):
+            before.append(env.step(np.full((1, 1), 2.0, np.float32))[-1]["state"][0].copy())
+        states[task_id] = np.array(before)
+        env.close()
+    for task_id, state in states.items():
+        th, thdot = state[:-1, 0], state[:-1, 1]
+        newthdot = thdot + (3 * 200.0 / 2 * np.sin(th) + np.float32(3.0) * 2.0) * 0.05
+        clipped = np.clip(newthdot, -8, 8)
+        assert (np.abs(newthdot) > 8).sum() >= 3  # the clip engaged
+        moved_by = newthdot if task_id == "Pendulum-v0" else clipped
+        # The angle is as the step moved it, wrapped into [-pi, pi) only in the observation.
+        np.testing.assert_allclose(state[1:, 0], th + moved_by * 0.05, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(state[1:, 1], clipped, rtol=0, atol=1e-12)
+    assert ep.make_spec("Pendulum-v1", version=0).config.version == 0

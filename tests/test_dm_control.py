@@ -451,3 +451,51 @@ def test_escape_terrain_zoom_is_scipys(tmp_path: Path) -> None:
         offset += 8 + 8 * rows * cols
         np.testing.assert_array_equal(ours, ndimage.zoom(x, factor), err_msg=f"{x.shape} {factor}")
     assert offset == len(out)
+
+
+@pytest.mark.parametrize(("domain", "task"), [("cartpole", "swingup"), ("cheetah", "run"),
+                                              ("walker", "walk"), ("reacher", "hard"),
+                                              ("swimmer", "swimmer6"), ("point_mass", "hard")])
+def test_reset_state_in_info_lets_dm_control_start_where_the_env_started(
+        domain: str, task: str) -> None:
+    # What EnvPool's align tests do with its test build's qpos0/qvel0: dm_control's own env,
+    # reset with another random stream, is put in the env's start state (cheetah's qpos0 is
+    # the drawn start, before its 200 settling steps, which the test repeats) and then steps
+    # as the env does.
+    from dm_control import suite
+
+    task_id = "".join(part.capitalize() for part in f"{domain}_{task}".split("_")) + "-v1"
+    env = ep.make_dm(task_id, seed=11, reset_state_in_info=True)
+    ref = suite.load(domain, task, task_kwargs={"random": 99})
+    assert env.observation_spec().qpos0.shape == (ref.physics.model.nq,)
+    assert env.observation_spec().qvel0.shape == (ref.physics.model.nv,)
+    ts = env.reset()
+    ref.reset()
+    with ref.physics.reset_context():
+        ref.physics.data.qpos[:] = ts.observation.qpos0[0]
+        ref.physics.data.qvel[:] = ts.observation.qvel0[0]
+        if domain == "cheetah":
+            for _ in range(200):
+                ref.physics.step()
+            ref.physics.data.time = 0
+        # The per-episode draws that are in the model, from EnvPool's other test-build infos.
+        named = ref.physics.named.model
+        if domain == "reacher":
+            named.geom_pos["target", ["x", "y"]] = ts.observation.target[0]
+        elif domain == "swimmer":
+            named.geom_pos["target", ["x", "y"]] = ts.observation.target0[0]
+            named.light_pos["target_light", ["x", "y"]] = ts.observation.target0[0]
+        elif domain == "point_mass":
+            ref.physics.model.wrap_prm[:] = ts.observation.wrap_prm[0]
+    rng = np.random.default_rng(0)
+    action_spec = ref.action_spec()
+    for _ in range(20):
+        action = rng.uniform(action_spec.minimum, action_spec.maximum)
+        ours, theirs = env.step(action[None]), ref.step(action)
+        for name, value in theirs.observation.items():
+            np.testing.assert_allclose(getattr(ours.observation, name)[0], value,
+                                       rtol=1e-7, atol=1e-9, err_msg=name)
+        np.testing.assert_allclose(ours.reward[0], theirs.reward, rtol=1e-6, atol=1e-7)
+        # The start state stays in info for the whole episode.
+        np.testing.assert_array_equal(ours.observation.qpos0, ts.observation.qpos0)
+    assert "qpos0" not in ep.make_dm(env.spec.task_id).observation_spec()._fields

@@ -244,6 +244,14 @@ def test_errors() -> None:
     for seed in (2**63, np.uint64(2**63), [2**64]):
         with pytest.raises(ValueError, match=r"'seed' = .* signed 64-bit"):
             ep.make("CartPole-v1", num_envs=1, seed=seed)
+    # EnvPool's range, a C++ int: the envs use a seed's low 32 bits, so 2**32 + 5 would
+    # silently play seed 5's episodes.
+    for seed in (2**31, -(2**31) - 1, 2**32 + 5, [5, 2**32]):
+        with pytest.raises(ValueError, match=r"invalid value -?\d+ for 'seed'.*"
+                                             r"\[-2147483648, 2147483647\]"):
+            ep.make("CartPole-v1", num_envs=2, seed=seed)
+    for seed in (-(2**31), 2**31 - 1, [-(2**31), 2**31 - 1]):
+        ep.make("CartPole-v1", num_envs=2, seed=seed).close()
 
     env = ep.make("CartPole-v1", num_envs=4)
     with pytest.raises(RuntimeError, match="nothing in flight"):
@@ -253,8 +261,17 @@ def test_errors() -> None:
         env.step(np.zeros((4, 2), np.int32))
     with pytest.raises(ValueError, match="got 3 actions"):
         env.step(np.zeros(3, np.int32))
+    # Whole-valued floats are the actions they equal, as EnvPool casts them; fractions are
+    # refused, not truncated to another action.
+    assert env.step(np.zeros(4, np.float32))[0].shape == (4, 4)
+    with pytest.raises(ValueError, match=r"action 0.5 is not a whole number"):
+        env.step(np.array([0, 0.5, 1, 1]))
+    with pytest.raises(ValueError, match=r"action nan is not a whole number"):
+        env.step(np.array([0, np.nan, 1, 1]))
+    with pytest.raises(ValueError, match="out of range"):
+        env.step(np.array([0.0, 2.0, 1.0, 1.0]))
     with pytest.raises(TypeError, match="dtype"):
-        env.step(np.zeros(4, np.float32))
+        env.step(np.zeros(4, np.complex64))
     with pytest.raises(ValueError, match="out of range"):
         env.step(np.array([0, 1, 2, 0]))
     with pytest.raises(ValueError, match="out of range"):

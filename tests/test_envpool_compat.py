@@ -342,7 +342,62 @@ def test_envpools_public_names_exist() -> None:
     # C++ env classes, which envpool_core cannot step (docs/drop-in.md).
     missing = [name for name in upstream.__all__ if not hasattr(envpool_core, name)]
     assert missing == ["register"]
+    # In EnvPool's order, which its own typing test checks as a subsequence.
+    assert envpool_core.__all__[:len(upstream.__all__) - 1] == upstream.__all__[1:]
     assert isinstance(envpool_core.make_dm("CartPole-v1", num_envs=1), envpool_core.DMEnvPool)
     assert isinstance(envpool_core.make_gymnasium("CartPole-v1", num_envs=1),
                       envpool_core.GymnasiumEnvPool)
     assert isinstance(envpool_core.make_spec("CartPole-v1"), envpool_core.EnvSpec)
+
+
+@pytest.mark.parametrize("task", ["CartPole-v1", "Pendulum-v1", "Hopper-v4", "Breakout-v5",
+                                  "CheetahRun-v1"])
+def test_spec_has_envpools_array_tables(task: str) -> None:
+    # EnvPool's spec.state_array_spec / action_array_spec, which its tests and some clients
+    # read (`spec.action_array_spec["action"].maximum + 1` actions): AttributeError here before.
+    ours, theirs = envpool_core.make_spec(task), upstream.make_spec(task)
+    for table in ("state_array_spec", "action_array_spec"):
+        mine, upstreams = getattr(ours, table), getattr(theirs, table)
+        assert list(mine) == list(upstreams), table
+        for key, spec in upstreams.items():
+            assert mine[key].dtype == spec.dtype, (table, key)
+            if -1 not in spec.shape:  # EnvPool's -1: one per player, a row's () here
+                assert mine[key].shape == list(spec.shape), (table, key)
+            if spec.dtype.kind == "f" and np.all(spec.minimum == np.finfo(spec.dtype).tiny):
+                # EnvPool's "unbounded" float (its smallest positive number as the minimum);
+                # the dtype's range, +-inf, here (docs/drop-in.md).
+                assert (mine[key].minimum, mine[key].maximum) == (-np.inf, np.inf), key
+                continue
+            for bound in ("minimum", "maximum"):
+                np.testing.assert_array_equal(getattr(mine[key], bound),
+                                              getattr(spec, bound), err_msg=f"{table} {key}")
+                assert np.ndim(getattr(mine[key], bound)) == np.ndim(getattr(spec, bound)), key
+
+
+def test_dm_bounds_shared_by_every_element_are_scalars_as_envpools() -> None:
+    # EnvPool's Atari observation spec has maximum 255 (its own test compares it with ==); an
+    # array of 255s made `spec.maximum == 255` ambiguous.
+    for task in ("Pong-v5", "Pendulum-v1"):
+        ours, theirs = envpool_core.make_spec(task), upstream.make_spec(task)
+        for mine, upstreams in ((ours.observation_spec().obs, theirs.observation_spec().obs),
+                                (ours.action_spec(), theirs.action_spec())):
+            assert np.shape(mine.maximum) == np.shape(upstreams.maximum), task
+            np.testing.assert_array_equal(mine.minimum, upstreams.minimum)
+            np.testing.assert_array_equal(mine.maximum, upstreams.maximum)
+    assert envpool_core.make_spec("Pong-v5").observation_spec().obs.maximum == 255
+
+
+def test_package_is_typed_and_makers_name_their_pools() -> None:
+    # PEP 561's marker, and the classes the makers return, as EnvPool's package has them.
+    from pathlib import Path
+    from typing import get_type_hints
+
+    assert Path(envpool_core.__file__).with_name("py.typed").is_file()
+    hints = {name: get_type_hints(getattr(envpool_core, name))["return"]
+             for name in ("make_spec", "make_dm", "make_gymnasium", "make_gym")}
+    assert hints["make_spec"] is envpool_core.EnvSpec
+    assert hints["make_dm"] is envpool_core.DMEnvPool
+    assert hints["make_gymnasium"] is envpool_core.GymnasiumEnvPool
+    # make_gym follows the installed gym: gymnasium's API, or gym's old one (docs/drop-in.md).
+    assert set(hints["make_gym"].__args__) == {envpool_core.GymnasiumEnvPool,
+                                              envpool_core.LegacyGymEnvPool}

@@ -462,3 +462,40 @@ def test_async_mode() -> None:
         env.send(np.zeros((2, 3)), info["env_id"])
     assert seen == {0, 1, 2, 3}
     env.close()
+
+
+@pytest.mark.parametrize("task_id", ["HalfCheetah-v5", "Walker2d-v4", "CheetahRun-v1"])
+def test_frame_stack_stacks_states_as_envpool(task_id: str) -> None:
+    # EnvPool's frame_stack without from_pixels: each observation array becomes its last k
+    # states, (k, *shape), oldest first; a reset fills the stack with its first state. Checked
+    # against the unstacked pool with the same seed and actions, across auto-resets.
+    k, num_envs = 3, 2
+    stacked = ep.make(task_id, num_envs=num_envs, seed=3, frame_stack=k, max_episode_steps=4)
+    plain = ep.make(task_id, num_envs=num_envs, seed=3, max_episode_steps=4)
+
+    def arrays(tree: Any) -> dict[str, Any]:
+        return dict(tree) if isinstance(tree, dict | gymnasium.spaces.Dict) else {"obs": tree}
+
+    plain_spaces = arrays(plain.observation_space)
+    for name, space in arrays(stacked.observation_space).items():
+        assert space.shape == (k, *plain_spaces[name].shape)
+    history = [arrays(plain.reset()[0])] * k  # a reset repeats its first state
+    got = arrays(stacked.reset()[0])
+    rng = np.random.default_rng(0)
+    ended = np.zeros(num_envs, bool)
+    resets = 0
+    for step in range(11):  # episodes of 4 steps: two auto-resets per env
+        for name in got:
+            expected = np.stack([h[name] for h in history[-k:]], axis=1)
+            np.testing.assert_array_equal(got[name], expected, err_msg=f"{name}, step {step}")
+        action = rng.uniform(-1, 1, (num_envs, *plain.action_space.shape))
+        plain_out, stacked_out = plain.step(action), stacked.step(action)
+        obs, got = arrays(plain_out[0]), arrays(stacked_out[0])
+        # An env that ended resets on this step: its history restarts from its first state.
+        history = [{n: np.where(ended.reshape(-1, *[1] * (v.ndim - 1)), obs[n], v)
+                    for n, v in h.items()} for h in history] + [obs]
+        resets += int(ended.sum())
+        ended = plain_out[2] | plain_out[3]
+    assert resets == 2 * num_envs
+    stacked.close()
+    plain.close()

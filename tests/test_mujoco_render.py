@@ -174,8 +174,12 @@ def test_pixel_observations() -> None:
     sized = ep.make("Reacher-v5", from_pixels=True, render_width=40, render_height=30)
     assert sized.observation_space.shape == (3, 30, 40)
     assert sized.reset()[0].shape == (1, 3, 30, 40)
-    with pytest.raises(ValueError, match=r"frame_stack=2 .* needs from_pixels"):
-        ep.make("Hopper-v5", frame_stack=2)
+    # Without from_pixels, frame_stack stacks states (test_mujoco.py). In the dm view the
+    # frames are named `pixels`, as EnvPool's (and the Control Suite's) are.
+    assert ep.make_spec("Hopper-v5", frame_stack=2).observation_space.shape == (2, 11)
+    dm = ep.make_dm("Hopper-v5", from_pixels=True)
+    assert dm.observation_spec().pixels.shape == (3, 84, 84)
+    assert dm.reset().observation.pixels.shape == (1, 3, 84, 84)
     with pytest.raises(TypeError, match="unknown option 'from_pixels'"):
         ep.make("CartPole-v1", from_pixels=True)
 

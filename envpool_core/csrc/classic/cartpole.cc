@@ -1,5 +1,7 @@
 #include "classic/cartpole.h"
 
+#include <string>
+
 #include <cmath>
 #include <limits>
 
@@ -72,8 +74,11 @@ void CartPoleEnv::WriteObs(OutputRow& row) const {
 }
 
 void RegisterCartPole(TaskRegistry& registry) {
-  AddClassicTask<CartPoleEnv>(registry, "CartPole-v0", 200);
-  AddClassicTask<CartPoleEnv>(registry, "CartPole-v1", 500);
+  // EnvPool also registers each under gymnasium's functional-env id, phys2d/CartPole-v*.
+  for (const char* prefix : {"", "phys2d/"}) {
+    AddClassicTask<CartPoleEnv>(registry, std::string(prefix) + "CartPole-v0", 200);
+    AddClassicTask<CartPoleEnv>(registry, std::string(prefix) + "CartPole-v1", 500);
+  }
 }
 
 }  // namespace envpool_core::classic

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <utility>
 
 #include "classic/classic_task.h"
 #include "classic/py_math.h"
@@ -25,6 +26,7 @@ double AngleNormalize(double x) { return PyMod(x + kPi, 2 * kPi) - kPi; }
 PendulumEnv::PendulumEnv(const EnvSpec& spec, std::uint64_t seed)
     : ClassicEnv(seed),
       g_(spec.config.GetFloat("g")),
+      clip_before_move_(spec.config.GetInt("version") == 1),
       state_in_info_(spec.config.GetBool("state_in_info")) {}
 
 EnvSpec PendulumEnv::MakeSpec(const Config& config) {
@@ -57,10 +59,9 @@ void PendulumEnv::Step(const void* action, OutputRow& row) {
   float torque_term = F32(3.0 / (kM * PyPow2(kL))) * u;
   double newthdot =
       thdot + (3 * g_ / (2 * kL) * std::sin(th) + static_cast<double>(torque_term)) * kDt;
-  newthdot = std::clamp(newthdot, -kMaxSpeed, kMaxSpeed);
-  double newth = th + newthdot * kDt;
-  th = newth;
-  thdot = newthdot;
+  double clipped = std::clamp(newthdot, -kMaxSpeed, kMaxSpeed);
+  th = th + (clip_before_move_ ? clipped : newthdot) * kDt;
+  thdot = clipped;
   row.reward = static_cast<float>(-costs);
   WriteObs(row);
 }
@@ -74,11 +75,18 @@ void PendulumEnv::WriteObs(OutputRow& row) const {
 }
 
 void RegisterPendulum(TaskRegistry& registry) {
-  AddClassicTask<PendulumEnv>(
-      registry, "Pendulum-v1", 200,
-      {OptionDef::Float("g", 10.0, "acceleration of gravity (m/s^2), as gymnasium's `g`")},
-      {{"version", "Pendulum-v1 is EnvPool's version=1; version=0, gym's Pendulum-v0 "
-                   "dynamics, is not a task here (gymnasium has no v0 to check it against)"}});
+  // EnvPool's ids and its `version` option: 0 is gym's Pendulum-v0 order of the update.
+  for (const auto& [id, version] : {std::pair<const char*, int>{"Pendulum-v0", 0},
+                                    {"phys2d/Pendulum-v0", 0},
+                                    {"Pendulum-v1", 1}}) {
+    AddClassicTask<PendulumEnv>(
+        registry, id, 200,
+        {OptionDef::Float("g", 10.0, "acceleration of gravity (m/s^2), as gymnasium's `g`"),
+         OptionDef::Int("version", version,
+                        "1: the angle moves by the clipped velocity (gymnasium's v1); 0: by "
+                        "the velocity before the clip (gym's v0)",
+                        0, 1)});
+  }
 }
 
 }  // namespace envpool_core::classic

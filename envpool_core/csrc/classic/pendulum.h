@@ -1,4 +1,6 @@
-// Pendulum-v1 with gymnasium's dynamics (semi-implicit Euler, float64 state).
+// Pendulum-v1 with gymnasium's dynamics (semi-implicit Euler, float64 state); Pendulum-v0
+// (EnvPool's `version=0`) with gym's v0 order, where the angle moves by the velocity before
+// the velocity is clipped to the speed limit.
 #pragma once
 
 #include <array>
@@ -22,6 +24,7 @@ class PendulumEnv : public ClassicEnv {
 
   std::array<double, 2> state_{};  // theta (0 = upright), theta_dot
   double g_;
+  bool clip_before_move_;  // version 1: the angle moves by the clipped velocity
   bool state_in_info_;
 };
 

@@ -15,7 +15,7 @@ const std::vector<ArraySpec>& CommonColumnSpecs() {
     s[kColReward] = MakeArraySpec<float>("reward", {});
     s[kColDone] = MakeArraySpec<bool>("done", {});
     s[kColTrunc] = MakeArraySpec<bool>("trunc", {});
-    s[kColDiscount] = MakeArraySpec<float>("discount", {});
+    s[kColDiscount] = MakeArraySpec<float>("discount", {}, {0.0}, {1.0});
     s[kColStepType] = MakeArraySpec<std::int32_t>("step_type", {});
     return s;
   }();

@@ -132,9 +132,18 @@ ConfigValue ValidateOption(const OptionDef& def, const ConfigValue& value) {
       return value;
     }
     case OptionType::kSeed: {
-      if (const auto* i = std::get_if<std::int64_t>(&value)) return std::vector<std::int64_t>{*i};
-      if (std::holds_alternative<std::vector<std::int64_t>>(value)) return value;
-      WrongType(def, "an int or a sequence of num_envs ints");
+      std::vector<std::int64_t> seeds;
+      if (const auto* i = std::get_if<std::int64_t>(&value)) {
+        seeds.push_back(*i);
+      } else if (const auto* list = std::get_if<std::vector<std::int64_t>>(&value)) {
+        seeds = *list;
+      } else {
+        WrongType(def, ("an int or a sequence of num_envs ints" + RangeText(def)).c_str());
+      }
+      // The envs take the low 32 bits of a seed, so a larger one would silently play
+      // another seed's episodes; refused, as EnvPool refuses seeds outside int32.
+      for (std::int64_t seed : seeds) CheckRange(def, static_cast<double>(seed));
+      return seeds;
     }
   }
   return value;

@@ -1,6 +1,8 @@
 #include "core/task_registry.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -12,6 +14,17 @@ TaskRegistry& TaskRegistry::Global() {
   static TaskRegistry registry;
   return registry;
 }
+
+namespace {
+OptionDef SeedOption() {
+  OptionDef seed{"seed", OptionType::kSeed, std::int64_t{42},
+                 "env i is seeded with seed + i, or a sequence of num_envs seeds"};
+  // EnvPool's range (its seeds are C++ ints).
+  seed.min = static_cast<double>(std::numeric_limits<std::int32_t>::min());
+  seed.max = static_cast<double>(std::numeric_limits<std::int32_t>::max());
+  return seed;
+}
+}  // namespace
 
 std::vector<OptionDef> CommonOptions() {
   return {
@@ -26,8 +39,7 @@ std::vector<OptionDef> CommonOptions() {
       OptionDef::Int("thread_affinity_offset", -1,
                      "-1 = no pinning; k pins worker t to the ((k + t) mod n)-th of the n CPUs the "
                      "process may run on", -1, 1 << 20),
-      OptionDef{"seed", OptionType::kSeed, std::int64_t{42},
-                "env i is seeded with seed + i, or a sequence of num_envs seeds"},
+      SeedOption(),
   };
 }
 

@@ -30,6 +30,7 @@ class CheetahEnv final : public SuiteEnv {
             random_.Uniform(model_->jnt_range[2 * j], model_->jnt_range[2 * j + 1]);
       }
     }
+    RecordStartState();  // the drawn start, before it settles
     PhysicsStep(200);
     data_->time = 0.0;
   }

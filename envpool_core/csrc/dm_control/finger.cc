@@ -39,6 +39,11 @@ class FingerEnv final : public SuiteEnv {
         touchbottom_(SensorAdr("touchbottom")) {}
 
  private:
+  // EnvPool's test-build info on turn: the target's angle.
+  void WriteStartInfo(OutputRow& row, int first) const override {
+    if (target_radius_ != 0.0) *row.Info<double>(first) = target_angle_;
+  }
+
   void InitializeEpisode() override {
     if (target_radius_ == 0.0) {
       private_model_->site_rgba[4 * target_site_ + 3] = 0.0F;
@@ -46,6 +51,7 @@ class FingerEnv final : public SuiteEnv {
       private_model_->dof_damping[model_->jnt_dofadr[hinge_]] = 0.03;
     } else {
       double target_angle = random_.Uniform(-M_PI, M_PI);
+      target_angle_ = target_angle;
       double hinge_x = data_->xanchor[3 * hinge_];
       double hinge_z = data_->xanchor[3 * hinge_ + 2];
       const double* cap1 = model_->geom_size + 3 * cap1_;
@@ -105,6 +111,7 @@ class FingerEnv final : public SuiteEnv {
   }
 
   double target_radius_;
+  double target_angle_ = 0.0;  // turn: this episode's target angle
   int hinge_, target_site_, tip_site_, cap1_;
   int proximal_, distal_, proximal_velocity_, distal_velocity_, hinge_velocity_;
   int tip_, target_, spinner_, touchtop_, touchbottom_;
@@ -121,7 +128,8 @@ void RegisterFinger(TaskRegistry& registry, const std::string& suite_dir) {
   for (auto [name, radius] :
        {std::pair{"spin", 0.0}, std::pair{"turn_easy", 0.07}, std::pair{"turn_hard", 0.03}}) {
     AddSuiteTask(registry, suite_dir,
-                 {"finger", name, 2, obs, SuiteEnvFactory<FingerEnv>(radius)});
+                 {"finger", name, 2, obs, SuiteEnvFactory<FingerEnv>(radius), "",
+                  radius == 0.0 ? std::vector<ObsArray>{} : std::vector<ObsArray>{{"target", {1}}}});
   }
 }
 

@@ -31,6 +31,11 @@ class FishEnv final : public SuiteEnv {
   }
 
  private:
+  // EnvPool's test-build info on swim: the target's place.
+  void WriteStartInfo(OutputRow& row, int first) const override {
+    if (swim_) mju_copy(row.Info<double>(first), model_->geom_pos + 3 * target_, 3);
+  }
+
   void InitializeEpisode() override {
     double quat[4];
     for (double& q : quat) q = random_.StandardNormal();
@@ -97,7 +102,10 @@ void RegisterFish(TaskRegistry& registry, const std::string& suite_dir) {
   std::vector<ObsArray> obs = {
       {"joint_angles", {7}}, {"upright", {}}, {"velocity", {13}}, {"target", {3}}};
   for (auto [name, swim] : {std::pair{"upright", false}, std::pair{"swim", true}}) {
-    AddSuiteTask(registry, suite_dir, {"fish", name, 10, obs, SuiteEnvFactory<FishEnv>(swim)});
+    std::vector<ObsArray> start_info;
+    if (swim) start_info.push_back({"target0", {3}});
+    AddSuiteTask(registry, suite_dir,
+                 {"fish", name, 10, obs, SuiteEnvFactory<FishEnv>(swim), "", start_info});
   }
 }
 

@@ -86,6 +86,10 @@ class ManipulatorEnv final : public SuiteEnv {
     return index;
   }
 
+  void WriteStartInfo(OutputRow& row, int first) const override {
+    mju_copy(row.Info<double>(first), random_info_.data(), 8);
+  }
+
   void InitializeEpisode() override {
     do {
       arm_.RandomizeJoints(model_, data_, random_);
@@ -100,7 +104,9 @@ class ManipulatorEnv final : public SuiteEnv {
       }
       PlaceBody(target_, target_x, target_z, target_angle);
       double object_x, object_z, object_angle;
-      switch (ChooseInitType()) {
+      double qvel_object_x = 0.0;
+      int init_type = ChooseInitType();
+      switch (init_type) {
         case 0: {  // in hand
           ForwardWithoutActuation();
           object_x = data_->site_xpos[3 * grasp_];
@@ -118,11 +124,15 @@ class ManipulatorEnv final : public SuiteEnv {
           object_x = random_.Uniform(-0.5, 0.5);
           object_z = random_.Uniform(0.0, 0.7);
           object_angle = random_.Uniform(0.0, 2 * M_PI);
-          data_->qvel[model_->jnt_dofadr[object_joints_[0]]] = random_.Uniform(-5, 5);
+          qvel_object_x = random_.Uniform(-5, 5);
+          data_->qvel[model_->jnt_dofadr[object_joints_[0]]] = qvel_object_x;
       }
       Qpos(object_joints_[0]) = object_x;
       Qpos(object_joints_[1]) = object_z;
       Qpos(object_joints_[2]) = object_angle;
+      // EnvPool's test-build info; its init types are 0 uniform, 1 in the target, 2 in hand.
+      random_info_ = {target_x, target_z, target_angle, static_cast<double>(2 - init_type),
+                      object_x,  object_z, object_angle, qvel_object_x};
       ForwardWithoutActuation();
     } while (data_->ncon > 0);
   }
@@ -152,6 +162,7 @@ class ManipulatorEnv final : public SuiteEnv {
     return std::max(bringing, grasping / 3);
   }
 
+  std::array<double, 8> random_info_{};
   bool use_peg_, insert_;
   int target_, object_, receptacle_, hand_, grasp_;
   PlanarArm arm_;
@@ -175,7 +186,8 @@ void RegisterManipulator(TaskRegistry& registry, const std::string& suite_dir) {
                  Task{"insert_ball", false, true}, Task{"insert_peg", true, true}}) {
     AddSuiteTask(registry, suite_dir,
                  {"manipulator", t.name, 10, obs,
-                  SuiteEnvFactory<ManipulatorEnv>(t.use_peg, t.insert)},
+                  SuiteEnvFactory<ManipulatorEnv>(t.use_peg, t.insert), "",
+                  {{"random_info", {8}}}},
                  [t](const std::string& xml) {
                    return MakeManipulatorXml(xml, t.use_peg, t.insert);
                  });

@@ -2,6 +2,8 @@
 // each episode drives the mass through random directions (the two tendons'
 // coefficients, in the model: each env of hard has a model of its own).
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "dm_control/randomizers.h"
 #include "dm_control/rewards.h"
@@ -19,7 +21,12 @@ class PointMassEnv final : public SuiteEnv {
       : SuiteEnv(spec, seed, std::move(model), /*private_model=*/randomize_gains),
         randomize_gains_(randomize_gains),
         target_(mujoco::NameId(model_, mjOBJ_GEOM, "target")),
-        pointmass_(mujoco::NameId(model_, mjOBJ_GEOM, "pointmass")) {}
+        pointmass_(mujoco::NameId(model_, mjOBJ_GEOM, "pointmass")) {
+    if (model_->nwrap != 4) {
+      throw std::runtime_error("point_mass: expected 4 tendon wraps in the model, found " +
+                               std::to_string(model_->nwrap));
+    }
+  }
 
  private:
   void RandomDirection(double* dir) {
@@ -28,6 +35,11 @@ class PointMassEnv final : public SuiteEnv {
     double norm = Norm(dir, 2);
     dir[0] /= norm;
     dir[1] /= norm;
+  }
+
+  // EnvPool's test-build info: the tendons' wrap parameters (their random directions).
+  void WriteStartInfo(OutputRow& row, int first) const override {
+    mju_copy(row.Info<double>(first), model_->wrap_prm, 4);
   }
 
   void InitializeEpisode() override {
@@ -72,7 +84,7 @@ void RegisterPointMass(TaskRegistry& registry, const std::string& suite_dir) {
   for (auto [name, randomize] : {std::pair{"easy", false}, std::pair{"hard", true}}) {
     AddSuiteTask(registry, suite_dir,
                  {"point_mass", name, 1, {{"position", {2}}, {"velocity", {2}}},
-                  SuiteEnvFactory<PointMassEnv>(randomize)});
+                  SuiteEnvFactory<PointMassEnv>(randomize), "", {{"wrap_prm", {4}}}});
   }
 }
 

@@ -22,6 +22,11 @@ class ReacherEnv final : public SuiteEnv {
         finger_(mujoco::NameId(model_, mjOBJ_GEOM, "finger")) {}
 
  private:
+  // EnvPool's test-build info: the target's place.
+  void WriteStartInfo(OutputRow& row, int first) const override {
+    mju_copy(row.Info<double>(first), model_->geom_pos + 3 * target_, 2);
+  }
+
   void InitializeEpisode() override {
     private_model_->geom_size[3 * target_] = target_size_;
     RandomizeLimitedAndRotationalJoints(model_, data_, &random_);
@@ -60,7 +65,7 @@ void RegisterReacher(TaskRegistry& registry, const std::string& suite_dir) {
     AddSuiteTask(registry, suite_dir,
                  {"reacher", name, 1,
                   {{"position", {2}}, {"to_target", {2}}, {"velocity", {2}}},
-                  SuiteEnvFactory<ReacherEnv>(size)});
+                  SuiteEnvFactory<ReacherEnv>(size), "", {{"target", {2}}}});
   }
 }
 

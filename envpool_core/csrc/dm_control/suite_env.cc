@@ -20,14 +20,26 @@ SuiteEnv::SuiteEnv(const EnvSpec& spec, std::uint64_t seed, SuiteModel model, bo
       suite_model_(std::move(model)),
       render_width_(static_cast<int>(spec.config.GetInt("render_width"))),
       render_height_(static_cast<int>(spec.config.GetInt("render_height"))),
-      render_camera_id_(static_cast<int>(spec.config.GetInt("render_camera_id"))) {}
+      render_camera_id_(static_cast<int>(spec.config.GetInt("render_camera_id"))) {
+  if (spec.config.GetBool("reset_state_in_info")) {
+    // qpos0, qvel0, then the task's start_info arrays.
+    for (std::size_t i = 0; i < spec.info.size(); ++i) {
+      if (spec.info[i].name == "qpos0") start_state_info_ = static_cast<int>(i);
+    }
+    qpos0_.resize(static_cast<std::size_t>(model_->nq));
+    qvel0_.resize(static_cast<std::size_t>(model_->nv));
+  }
+}
 
 bool SuiteEnv::Reset(OutputRow& row) {
   mujoco::ResetPhysics(model_, data_);
   ForwardWithoutActuation();
+  start_recorded_ = false;
   InitializeEpisode();
+  if (!start_recorded_) RecordStartState();
   ForwardWithoutActuation();
   WriteObservation(row);
+  WriteStartState(row);
   row.reward = 0.0F;
   row.terminated = false;
   row.discount = 1.0F;
@@ -39,9 +51,24 @@ void SuiteEnv::Step(const void* action, OutputRow& row) {
   PhysicsStep(frame_skip_);
   row.reward = static_cast<float>(Reward());
   WriteObservation(row);
+  WriteStartState(row);
   std::optional<double> end = Termination();
   row.terminated = end.has_value();
   row.discount = end.has_value() ? static_cast<float>(*end) : 1.0F;
+}
+
+void SuiteEnv::RecordStartState() {
+  start_recorded_ = true;
+  if (start_state_info_ < 0) return;
+  mju_copy(qpos0_.data(), data_->qpos, model_->nq);
+  mju_copy(qvel0_.data(), data_->qvel, model_->nv);
+}
+
+void SuiteEnv::WriteStartState(OutputRow& row) const {
+  if (start_state_info_ < 0) return;
+  mju_copy(row.Info<double>(start_state_info_), qpos0_.data(), model_->nq);
+  mju_copy(row.Info<double>(start_state_info_ + 1), qvel0_.data(), model_->nv);
+  WriteStartInfo(row, start_state_info_ + 2);
 }
 
 void SuiteEnv::PhysicsStep(int nstep) { mujoco::StepPhysicsSplit(model_, data_, nstep); }

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "core/env.h"
 #include "dm_control/numpy_random.h"
@@ -63,6 +64,14 @@ class SuiteEnv : public Env {
   // LQR's model); called by Seed (a task calls it from its constructor too).
   virtual void AfterSeed() {}
 
+  // With reset_state_in_info: keeps qpos/qvel as the episode's start state for the info
+  // arrays qpos0/qvel0. Reset calls it after InitializeEpisode; a task whose
+  // InitializeEpisode goes on after drawing the start (cheetah's settling steps) calls it
+  // there.
+  void RecordStartState();
+  // With reset_state_in_info, the task's SuiteTaskDef::start_info arrays, into the info
+  // arrays from `first` on (called at every reset and step; the values hold per episode).
+  virtual void WriteStartInfo(OutputRow& /*row*/, int /*first*/) const {}
   // A task that rewrites its model's heightfields calls this, so that frames
   // show the new ones (dm_control uploads them to its renderer again).
   void HeightFieldsChanged();
@@ -96,6 +105,11 @@ class SuiteEnv : public Env {
   const int render_width_;
   const int render_height_;
   const int render_camera_id_;
+  void WriteStartState(OutputRow& row) const;
+  // The info index of qpos0 (qvel0 follows) with reset_state_in_info, else -1.
+  int start_state_info_ = -1;
+  bool start_recorded_ = false;
+  std::vector<double> qpos0_, qvel0_;
   // The heightfields as last changed, unique across envs (0: as loaded).
   std::uint64_t height_field_version_ = 0;
 };

@@ -43,6 +43,10 @@ void AddSuiteTask(TaskRegistry& registry, const std::string& suite_dir, SuiteTas
   task.options.push_back(OptionDef::Int(
       "frame_skip", def.frame_skip,
       "MuJoCo steps per env step (dm_control's n_sub_steps for the domain)", 1, 1 << 20));
+  task.options.push_back(OptionDef::Bool(
+      "reset_state_in_info", false,
+      "add info 'qpos0'/'qvel0': the qpos/qvel the current episode started from (as the task "
+      "drew them, before cheetah's settling steps), e.g. to copy into dm_control's physics"));
   mujoco::AddRenderOptions(kSuiteRender, &task.options);
   task.fixed.Set("task_name", def.task);
   std::string path = mujoco::ResolveXmlPath(suite_dir, def.domain + ".xml");
@@ -55,7 +59,8 @@ void AddSuiteTask(TaskRegistry& registry, const std::string& suite_dir, SuiteTas
     };
   }
   std::vector<ObsArray> obs = def.obs;
-  task.make_spec = [load, obs](const Config& c) {
+  std::vector<ObsArray> start_info = def.start_info;
+  task.make_spec = [load, obs, start_info](const Config& c) {
     SuiteModel model = load();
     const mjModel& m = *model.model;
     EnvSpec spec;
@@ -69,13 +74,22 @@ void AddSuiteTask(TaskRegistry& registry, const std::string& suite_dir, SuiteTas
     }
     spec.action = MakeArraySpec<double>("action", {static_cast<int>(m.nu)}, std::move(low),
                                         std::move(high));
+    if (c.GetBool("reset_state_in_info")) {
+      spec.info.push_back(MakeArraySpec<double>("qpos0", {static_cast<int>(m.nq)}));
+      spec.info.push_back(MakeArraySpec<double>("qvel0", {static_cast<int>(m.nv)}));
+      for (const ObsArray& o : start_info) {
+        spec.info.push_back(MakeArraySpec<double>(o.name, o.shape));
+      }
+    }
     mujoco::SetRenderSpec(c, m, kSuiteRender, &spec);
     return spec;
   };
   auto make_env = std::move(def.make_env);
   task.make_env = [load, obs, make_env](const EnvSpec& spec, int, std::uint64_t seed) {
     std::unique_ptr<Env> env = make_env(spec, seed, load());
-    if (!spec.config.GetBool("from_pixels")) return env;
+    if (!spec.config.GetBool("from_pixels") && spec.config.GetInt("frame_stack") == 1) {
+      return env;
+    }
     std::vector<std::size_t> state_bytes;
     for (const ObsArray& o : obs) {
       state_bytes.push_back(MakeArraySpec<double>(o.name, o.shape).NumBytes());

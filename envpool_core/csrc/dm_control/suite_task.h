@@ -34,6 +34,9 @@ struct SuiteTaskDef {
   // A folder of the suite whose files the model reads by name (dog's meshes);
   // only with an edit of the XML (AddSuiteTask's edit_xml).
   std::string asset_dir = "";
+  // With reset_state_in_info, the arrays besides qpos0/qvel0 that EnvPool's test build gives
+  // the task's episodes (a target's place, ...), written by SuiteEnv::WriteStartInfo.
+  std::vector<ObsArray> start_info = {};
 };
 
 // For a model dm_control builds by editing <domain>.xml (more poles, links):

@@ -64,6 +64,11 @@ class SwimmerEnv final : public SuiteEnv {
         target_light_(mujoco::NameId(model_, mjOBJ_LIGHT, "target_light")) {}
 
  private:
+  // EnvPool's test-build info: the target's place.
+  void WriteStartInfo(OutputRow& row, int first) const override {
+    mju_copy(row.Info<double>(first), model_->geom_pos + 3 * target_, 2);
+  }
+
   void InitializeEpisode() override {
     RandomizeLimitedAndRotationalJoints(model_, data_, &random_);
     bool close_target = random_.RandomSample() < 0.2;
@@ -120,7 +125,7 @@ void RegisterSwimmer(TaskRegistry& registry, const std::string& suite_dir) {
     AddSuiteTask(registry, suite_dir,
                  {"swimmer", "swimmer" + std::to_string(n), 15,
                   {{"joints", {n - 1}}, {"to_target", {2}}, {"body_velocities", {3 * n}}},
-                  SuiteEnvFactory<SwimmerEnv>()},
+                  SuiteEnvFactory<SwimmerEnv>(), "", {{"target0", {2}}}},
                  [n](const std::string& xml) { return MakeSwimmerXml(xml, n); });
   }
 }

@@ -186,7 +186,8 @@ void RefuseVersionSwitch(MujocoTaskDef* def, const std::string& option, const ch
 namespace {
 
 const RenderDefaults kGymnasiumRender{
-    480, 480, "gymnasium's default", "gymnasium's default free camera for the task", "obs"};
+    480, 480, "gymnasium's default", "gymnasium's default free camera for the task",
+    "pixels"};
 
 }  // namespace
 
@@ -231,7 +232,9 @@ void AddMujocoTask(TaskRegistry& registry, const std::string& asset_dir, MujocoT
     auto model = LoadModel(ResolveXmlPath(asset_dir, spec.config.GetString("xml_file")));
     const mjModel& m = *model;
     std::unique_ptr<Env> env = make_env(spec, seed, std::move(model));
-    if (!spec.config.GetBool("from_pixels")) return env;
+    if (!spec.config.GetBool("from_pixels") && spec.config.GetInt("frame_stack") == 1) {
+      return env;
+    }
     EnvSpec state_spec;  // the task's own spec: the size of the state the wrapper hides
     make_spec(spec.config, m, &state_spec);
     return WithRenderOptions(std::move(env), spec, {state_spec.obs[0].NumBytes()});

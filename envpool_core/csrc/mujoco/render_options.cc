@@ -3,8 +3,10 @@
 #include <cstdint>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "mujoco/pixel_observation_env.h"
+#include "mujoco/state_stack_env.h"
 
 namespace envpool_core::mujoco {
 
@@ -12,6 +14,21 @@ namespace {
 
 // Cap on frame sides: far above any use, and within every OpenGL's renderbuffer limit.
 constexpr int kMaxRenderSide = 4096;
+
+// `state` as frame_stack of them, oldest first: (stack, *shape), the same bounds.
+void StackStateSpec(int stack, ArraySpec* state) {
+  if (stack == 1) return;
+  state->shape.insert(state->shape.begin(), stack);
+  if (state->low.size() > 1) {  // per-element bounds: the same for every state of the stack
+    std::vector<double> low, high;
+    for (int s = 0; s < stack; ++s) {
+      low.insert(low.end(), state->low.begin(), state->low.end());
+      high.insert(high.end(), state->high.begin(), state->high.end());
+    }
+    state->low = std::move(low);
+    state->high = std::move(high);
+  }
+}
 
 }  // namespace
 
@@ -33,7 +50,10 @@ void AddRenderOptions(const RenderDefaults& defaults, std::vector<OptionDef>* op
           "', the rendered RGB frame (uint8, channel first: 3 * frame_stack x render_height x "
           "render_width), instead of the state"));
   options->push_back(OptionDef::Int(
-      "frame_stack", 1, "with from_pixels: the last frame_stack frames, oldest first", 1, 64));
+      "frame_stack", 1,
+      "the last frame_stack observations, oldest first: frames with from_pixels, else each "
+      "state array (frame_stack x its shape)",
+      1, 64));
 }
 
 void SetRenderSpec(const Config& c, const mjModel& m, const RenderDefaults& defaults,
@@ -51,10 +71,7 @@ void SetRenderSpec(const Config& c, const mjModel& m, const RenderDefaults& defa
   spec->render_fps = 1.0 / (m.opt.timestep * static_cast<double>(c.GetInt("frame_skip")));
   auto stack = static_cast<int>(c.GetInt("frame_stack"));
   if (!c.GetBool("from_pixels")) {
-    if (stack != 1) {
-      throw std::invalid_argument("frame_stack=" + std::to_string(stack) +
-                                  " stacks rendered frames: it needs from_pixels=True");
-    }
+    for (ArraySpec& state : spec->obs) StackStateSpec(stack, &state);
     return;
   }
   spec->obs = {MakeArraySpec<std::uint8_t>(defaults.pixels_name, {3 * stack, height, width},
@@ -66,11 +83,16 @@ void SetRenderSpec(const Config& c, const mjModel& m, const RenderDefaults& defa
 std::unique_ptr<Env> WithRenderOptions(std::unique_ptr<Env> env, const EnvSpec& spec,
                                        const std::vector<std::size_t>& state_obs_bytes) {
   const Config& c = spec.config;
-  if (!c.GetBool("from_pixels")) return env;
+  auto stack = static_cast<int>(c.GetInt("frame_stack"));
+  if (!c.GetBool("from_pixels")) {
+    if (stack == 1) return env;
+    return std::make_unique<StateStackEnv>(std::move(env), state_obs_bytes,
+                                           static_cast<int>(spec.info.size()), stack);
+  }
   return std::make_unique<PixelObservationEnv>(
       std::move(env), state_obs_bytes, static_cast<int>(spec.info.size()),
       static_cast<int>(c.GetInt("render_width")), static_cast<int>(c.GetInt("render_height")),
-      static_cast<int>(c.GetInt("frame_stack")));
+      stack);
 }
 
 }  // namespace envpool_core::mujoco

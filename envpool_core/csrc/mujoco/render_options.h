@@ -27,13 +27,14 @@ struct RenderDefaults {
 void AddRenderOptions(const RenderDefaults& defaults, std::vector<OptionDef>* options);
 
 // Sets the render shape and fps of a task on model `m`; with from_pixels, the
-// observation becomes the stacked frames. Throws std::invalid_argument for a
-// camera the model lacks or a frame_stack without from_pixels.
+// observation becomes the stacked frames; without it, frame_stack stacks each state
+// observation array. Throws std::invalid_argument for a camera the model lacks.
 void SetRenderSpec(const Config& c, const mjModel& m, const RenderDefaults& defaults,
                    EnvSpec* spec);
 
-// `env` as the pool gets it: itself, or with from_pixels its PixelObservationEnv
-// (`state_obs_bytes`: the size of each of the task's own observation arrays).
+// `env` as the pool gets it: itself, with from_pixels its PixelObservationEnv, or with
+// frame_stack alone its StateStackEnv (`state_obs_bytes`: the size of each of the task's
+// own observation arrays).
 std::unique_ptr<Env> WithRenderOptions(std::unique_ptr<Env> env, const EnvSpec& spec,
                                        const std::vector<std::size_t>& state_obs_bytes);
 

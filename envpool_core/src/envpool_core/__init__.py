@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from envpool_core._core import EnvError
 from envpool_core.gym_api import installed_gym, is_dict_space, uses_old_api
@@ -22,11 +22,12 @@ from envpool_core.pool import (
 from envpool_core.registry import list_all_envs
 from envpool_core.spec import EnvSpec
 
-__all__ = [
-    "DMEnvPool", "EnvError", "EnvPool", "EnvSpec", "GymEnvPool", "GymnasiumEnvPool",
-    "LegacyGymEnvPool",
-    "list_all_envs", "make",
-    "make_dm", "make_gym", "make_gymnasium", "make_spec",
+# EnvPool's names in EnvPool's order (but `register`: its tests check the order), then
+# envpool_core's own.
+__all__ = [  # noqa: RUF022
+    "make", "make_dm", "make_gym", "make_gymnasium", "make_spec", "list_all_envs",
+    "EnvSpec", "EnvPool", "DMEnvPool", "GymnasiumEnvPool",
+    "EnvError", "GymEnvPool", "LegacyGymEnvPool",
 ]
 __version__ = "0.1.0"
 
@@ -68,16 +69,16 @@ def make(task_id: str, env_type: str = "gymnasium", **kwargs: Any) -> EnvPool:
     return GymEnvPool(spec, spaces)
 
 
-def make_gymnasium(task_id: str, **kwargs: Any) -> EnvPool:
+def make_gymnasium(task_id: str, **kwargs: Any) -> GymnasiumEnvPool:
     """`make(task_id, env_type="gymnasium", ...)`."""
-    return make(task_id, env_type="gymnasium", **kwargs)
+    return cast(GymnasiumEnvPool, make(task_id, env_type="gymnasium", **kwargs))
 
 
-def make_gym(task_id: str, **kwargs: Any) -> EnvPool:
+def make_gym(task_id: str, **kwargs: Any) -> GymnasiumEnvPool | LegacyGymEnvPool:
     """`make(task_id, env_type="gym", ...)`: the API of the installed gym (see `make`)."""
-    return make(task_id, env_type="gym", **kwargs)
+    return cast(GymnasiumEnvPool | LegacyGymEnvPool, make(task_id, env_type="gym", **kwargs))
 
 
-def make_dm(task_id: str, **kwargs: Any) -> EnvPool:
+def make_dm(task_id: str, **kwargs: Any) -> DMEnvPool:
     """`make(task_id, env_type="dm", ...)`: dm_env TimeSteps."""
-    return make(task_id, env_type="dm", **kwargs)
+    return cast(DMEnvPool, make(task_id, env_type="dm", **kwargs))

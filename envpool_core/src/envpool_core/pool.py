@@ -173,7 +173,16 @@ class EnvPool:
         action = np.asarray(action)
         want = self._action_dtype
         if action.dtype != want:
-            self._check_action_dtype(action.dtype)
+            if self._action_discrete and action.dtype.kind == "f":
+                # As EnvPool, which casts them: `np.zeros(n)` is a batch of action 0. A
+                # fraction (or NaN) is refused rather than truncated to another action.
+                whole = np.isfinite(action) & (action == np.round(action))
+                if not whole.all():
+                    raise ValueError(f"action {action[~whole].flat[0]} is not a whole number: "
+                                     f"a discrete action space takes integers "
+                                     f"(action space {self.action_space})")
+            else:
+                self._check_action_dtype(action.dtype)
             if self._action_discrete and action.size and (
                 action.min() < self._action_low or action.max() > self._action_high
             ):
@@ -283,6 +292,16 @@ class EnvPool:
     __str__ = __repr__  # not gymnasium.Env's, which reads a gymnasium EnvSpec's id
 
 
+def _check_seed_range(seeds: list[int]) -> None:
+    """The range make() takes, EnvPool's (a C++ int): the envs use a seed's low 32 bits, so a
+    larger seed would silently replay another seed's episodes."""
+    low, high = -(2**31), 2**31 - 1
+    bad = [s for s in seeds if not low <= s <= high]
+    if bad:
+        raise ValueError(f"invalid value {bad[0]} for 'seed': expected a value in "
+                         f"[{low}, {high}] (as make()'s)")
+
+
 class GymnasiumEnvPool(EnvPool, gymnasium.vector.VectorEnv, gymnasium.Env):
     """Gymnasium API: reset -> (obs, info); step -> (obs, reward, terminated, truncated, info).
 
@@ -322,6 +341,7 @@ class GymnasiumEnvPool(EnvPool, gymnasium.vector.VectorEnv, gymnasium.Env):
     def _reset_seeds(self, seed: Any, ids: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         """One uint64 seed per env of `ids`, as make() turns `seed` into the envs' seeds."""
         if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+            _check_seed_range([int(seed)])
             seeds = [int(seed) + int(i) for i in ids]
         else:
             values = np.asarray(seed)
@@ -332,10 +352,7 @@ class GymnasiumEnvPool(EnvPool, gymnasium.vector.VectorEnv, gymnasium.Env):
                 per = "env of the pool (reset_mask)" if mask is not None else "env reset"
                 raise ValueError(f"seed has {len(values)} values; give one per {per}: {expected}")
             seeds = [int(v) for v in (values[ids] if mask is not None else values)]
-        low, high = -(2**63), 2**63 - 1
-        bad = [s for s in seeds if not low <= s <= high]
-        if bad:
-            raise ValueError(f"seed {bad[0]} does not fit in a signed 64-bit integer (as make()'s)")
+            _check_seed_range(seeds)
         # As make()'s seeds reach the envs: int64 taken as uint64.
         return np.array(seeds, dtype=np.int64).view(np.uint64)
 

@@ -54,10 +54,43 @@ def _number(name: str, value: Any) -> float:
     return float(value)
 
 
+def _scalar_bounds(spec: dict[str, Any]) -> tuple[Any, Any]:
+    """`_bounds`, but one bound for every element stays a scalar, as EnvPool's specs have it
+    (an Atari observation's dm `maximum` is 255, not an array of 255s)."""
+    low, high = spec["low"], spec["high"]
+    dtype = np.dtype(spec["dtype"])
+    if not low:  # the dtype's range
+        return tuple(dtype.type(bound) for bound in _bounds(spec))
+    if len(set(low)) == 1 and len(set(high)) == 1:
+        return dtype.type(low[0]), dtype.type(high[0])
+    return _bounds(spec)
+
+
+# EnvPool's keys of the arrays every task outputs, in its order.
+_ENVPOOL_COMMON = ("info:env_id", "info:players.env_id", "elapsed_step", "done", "reward",
+                   "discount", "step_type", "trunc")
+
+
+class ArraySpec:
+    """One array of EnvPool's `state_array_spec` / `action_array_spec`: its dtype, shape (a
+    list, one env's row) and bounds (scalars where one bound holds for every element)."""
+
+    def __init__(self, spec: dict[str, Any], is_discrete: bool = False) -> None:
+        """The spec of the engine's array `spec` (a dict of name, dtype, shape, low, high)."""
+        self.dtype = np.dtype(spec["dtype"])
+        self.shape: list[int] = list(spec["shape"])
+        self.minimum, self.maximum = _scalar_bounds(spec)
+        self.is_discrete = is_discrete
+
+    def __repr__(self) -> str:
+        return (f"ArraySpec(shape={self.shape}, dtype={self.dtype}, minimum={self.minimum}, "
+                f"maximum={self.maximum})")
+
+
 def _dm_array(spec: dict[str, Any], name: str | None = None) -> dm_env.specs.BoundedArray:
     # Always bounded, as EnvPool's specs: an array without bounds of its own gets its dtype's
     # (client code may read `.minimum` of any field).
-    low, high = _bounds(spec)
+    low, high = _scalar_bounds(spec)
     return dm_env.specs.BoundedArray(shape=spec["shape"], dtype=np.dtype(spec["dtype"]),
                                      minimum=low, maximum=high, name=name or spec["name"])
 
@@ -90,8 +123,7 @@ class EnvSpec:
         self.task_id = task_id
         self.obs_specs: list[dict[str, Any]] = self._core.obs
         self.info_specs: list[dict[str, Any]] = self._core.info
-        # The engine's action column (name, dtype, shape, bounds); EnvPool's action_array_spec
-        # is an internal table of another form, which this spec does not imitate.
+        # The engine's action column (name, dtype, shape, bounds).
         self.action_column: dict[str, Any] = self._core.action
         self.render_shape: list[int] = self._core.render_shape
         # Agent steps per second of simulated time; 0.0 for a task without render().
@@ -132,6 +164,28 @@ class EnvSpec:
         """The resolved options as a namedtuple (`spec.config.num_envs`), as EnvPool's spec."""
         config = self.config_dict
         return namedtuple("Config", sorted(config))(**{k: config[k] for k in sorted(config)})
+
+    @property
+    def state_array_spec(self) -> dict[str, ArraySpec]:
+        """EnvPool's table of every output array, keyed as EnvPool keys them: its common
+        arrays (`info:env_id`, `info:players.env_id`, `elapsed_step`, `done`, `reward`,
+        `discount`, `step_type`, `trunc`), then `obs` (`obs:<name>` for several arrays) and
+        `info:<name>` for each info array."""
+        columns = {c["name"]: c for c in self.columns}
+        table = {key: ArraySpec(columns[key.removeprefix("info:")]) for key in _ENVPOOL_COMMON}
+        for s in self.obs_specs:
+            table["obs" if len(self.obs_specs) == 1 else f"obs:{s['name']}"] = ArraySpec(s)
+        for s in self.info_specs:
+            table[f"info:{s['name']}"] = ArraySpec(s)
+        return table
+
+    @property
+    def action_array_spec(self) -> dict[str, ArraySpec]:
+        """EnvPool's table of the action arrays: `env_id`, `players.env_id` and `action`."""
+        env_id = next(c for c in self.columns if c["name"] == "env_id")
+        return {"env_id": ArraySpec(env_id), "players.env_id": ArraySpec(env_id),
+                "action": ArraySpec(self.action_column,
+                                    _discrete_range(self.action_column) is not None)}
 
     @property
     def reward_threshold(self) -> float | None:
