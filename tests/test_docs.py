@@ -35,6 +35,7 @@ COMMIT_HASH = re.compile(r"(?<![#/\w-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a
 # Hashes that pin another project's source, which are versions, not provenance of this one's.
 UPSTREAM_COMMITS = {
     "fe8d8a03c41a7ef5b523e2e354bd01c363e786bb",  # CleanRL, run by benchmark/cleanrl_clients.py
+    "3c703cec6f59f2a370914ad4876b4bd32023bf3a",  # EnvPool's tests, benchmark/envpool_test_suite.py
 }
 
 
