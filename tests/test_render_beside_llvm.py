@@ -25,12 +25,20 @@ ORDERS = {
     "dynamo_then_render": IMPORT_DYNAMO + MAKE_AND_RENDER,
     # A second render after the import: the renderer still works beside triton's LLVM.
     "render_dynamo_render": MAKE_AND_RENDER + IMPORT_DYNAMO + "assert pool.render().any()\n",
+    # Another renderer loaded Mesa (and its LLVM) first: triton is then not loaded early, which
+    # would itself crash.
+    "dm_control_then_render": (
+        "import os\nos.environ['MUJOCO_GL'] = 'egl'\nfrom dm_control import suite\n"
+        "suite.load('cartpole', 'swingup').physics.render(32, 32)\n" + MAKE_AND_RENDER
+    ),
 }
 
 
 @pytest.mark.egl
 @pytest.mark.parametrize("order", sorted(ORDERS))
 def test_render_and_torch_dynamo_in_one_process(order: str) -> None:
+    if order.startswith("dm_control"):
+        pytest.importorskip("dm_control")
     proc = subprocess.run([sys.executable, "-c", ORDERS[order]], capture_output=True, text=True,
                           timeout=240)
     assert proc.returncode == 0, f"rc {proc.returncode}: {proc.stderr[-2000:]}"

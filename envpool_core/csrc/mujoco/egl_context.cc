@@ -173,8 +173,12 @@ Egl Load() {
   Egl egl;
   {
     std::lock_guard<std::mutex> lock(LoadedBeforeEglMutex());
-    // Never closed: the library's own import later finds it loaded.
-    for (const std::string& path : LoadedBeforeEgl()) dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    // Never closed: the library's own import later finds it loaded. Skipped where an LLVM is
+    // global already (another renderer in the process, dm_control's or gymnasium's, loaded
+    // Mesa first): loading such a library then is the very crash this avoids.
+    if (dlsym(RTLD_DEFAULT, "LLVMContextCreate") == nullptr) {
+      for (const std::string& path : LoadedBeforeEgl()) dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    }
   }
   void* lib = dlopen("libEGL.so.1", RTLD_NOW | RTLD_GLOBAL);
   if (lib == nullptr) {

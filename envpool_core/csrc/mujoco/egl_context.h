@@ -19,7 +19,8 @@
 // binds its LLVM calls to Mesa's copy when it is loaded afterwards, and
 // crashes in its initialisers. Loaded before libEGL, it binds to its own copy:
 // SetLibrariesLoadedBeforeEgl names such libraries (the Python layer finds
-// them), and the first render loads them first.
+// them), and the first render loads them first, unless an LLVM is in the global
+// table already (another renderer loaded Mesa first), when loading them would crash.
 #pragma once
 
 #include <string>
