@@ -1,5 +1,6 @@
 """Shared pytest settings, and the training scripts as importable modules."""
 
+import ctypes
 import functools
 import importlib.util
 import os
@@ -14,6 +15,22 @@ import pytest
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+
+def _load_llvm_carrying_libraries_before_any_renderer() -> None:
+    """Loads triton's library (PyPI's default torch installs it) before any test renders.
+    envpool_core's renderer does this itself on its first frame, but some tests render with
+    dm_control's or MuJoCo's own Python renderer, which puts Mesa's LLVM into the process
+    first; importing triton afterwards (torch._dynamo does) then crashes the whole test run,
+    with or without envpool_core (docs/troubleshooting.md)."""
+    from envpool_core import registry
+
+    for path in registry._libraries_loaded_before_egl():
+        ctypes.CDLL(path, mode=os.RTLD_LOCAL)
+
+
+_load_llvm_carrying_libraries_before_any_renderer()
 
 EGL_CHECK = "import envpool_core as ep; ep.make('InvertedPendulum-v4', from_pixels=True).reset()"
 
