@@ -284,8 +284,8 @@ if __name__ == "__main__":
 
         # Optimizing the policy and value network, on the steps whose action the engine used
         b_inds = np.nonzero(~dones.reshape(-1))[0]
-        clipfracs = []
         for _epoch in range(args.update_epochs):
+            epoch_losses = []  # each minibatch's: losses/* log the last epoch's mean
             for mb_inds in np.array_split(np.random.permutation(b_inds), args.num_minibatches):
                 _, newlogprob, entropy, newvalue = agent.get_action_and_value(b_obs[mb_inds],
                                                                               b_actions[mb_inds])
@@ -296,7 +296,7 @@ if __name__ == "__main__":
                     # calculate approx_kl http://joschu.net/blog/kl-approx.html
                     old_approx_kl = (-logratio).mean()
                     approx_kl = ((ratio - 1) - logratio).mean()
-                    clipfracs += [((ratio - 1.0).abs() > args.clip_coef).float().mean().item()]
+                    clipfrac = ((ratio - 1.0).abs() > args.clip_coef).float().mean()
 
                 mb_advantages = b_advantages[mb_inds]
                 if args.norm_adv:
@@ -326,6 +326,8 @@ if __name__ == "__main__":
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
                 optimizer.step()
+                epoch_losses.append(torch.stack([v_loss, pg_loss, entropy_loss, old_approx_kl,
+                                                 approx_kl, clipfrac]).detach())
 
             if args.target_kl is not None and approx_kl > args.target_kl:
                 break
@@ -336,12 +338,9 @@ if __name__ == "__main__":
 
         # TRY NOT TO MODIFY: record rewards for plotting purposes
         writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], global_step)
-        writer.add_scalar("losses/value_loss", v_loss.item(), global_step)
-        writer.add_scalar("losses/policy_loss", pg_loss.item(), global_step)
-        writer.add_scalar("losses/entropy", entropy_loss.item(), global_step)
-        writer.add_scalar("losses/old_approx_kl", old_approx_kl.item(), global_step)
-        writer.add_scalar("losses/approx_kl", approx_kl.item(), global_step)
-        writer.add_scalar("losses/clipfrac", np.mean(clipfracs), global_step)
+        names = ("value_loss", "policy_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac")
+        for name, value in zip(names, torch.stack(epoch_losses).mean(0).tolist(), strict=True):
+            writer.add_scalar(f"losses/{name}", value, global_step)
         writer.add_scalar("losses/explained_variance", explained_var, global_step)
         sps = int(global_step / (time.time() - start_time))
         writer.add_scalar("charts/SPS", sps, global_step)

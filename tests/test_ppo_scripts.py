@@ -110,7 +110,9 @@ def test_async_gae_in_any_arrival_order_equals_gae_per_env(atari_async) -> None:
 
 
 class RecordingEnvs:
-    """The engine's envs, recording each output's env ids and whether it ended an episode."""
+    """The engine's envs, recording each output's env ids, whether it ended an episode (the
+    agent's: a lost life counts on Atari) and whether it ended a whole game (Atari's
+    info["terminated"]; elsewhere the same as the episode)."""
 
     def __init__(self, envs, outputs: list):
         self._envs, self._outputs = envs, outputs
@@ -120,7 +122,8 @@ class RecordingEnvs:
 
     def _record(self, result):
         _, _, terminated, truncated, info = result
-        self._outputs.append((info["env_id"].copy(), terminated | truncated))
+        game_over = info.get("terminated", terminated).astype(bool) | truncated
+        self._outputs.append((info["env_id"].copy(), terminated | truncated, game_over))
         return result
 
     def step(self, *args, **kwargs):
@@ -130,7 +133,7 @@ class RecordingEnvs:
         return self._record(self._envs.recv())
 
 
-def run_in_process(monkeypatch, tmp_path: Path, script: Path, *argv: str):
+def run_in_process(monkeypatch, tmp_path: Path, script: Path, *argv: str, update_epochs: int = 1):
     """Runs a script's training loop here; returns the engine's outputs, in order, and the rows
     each iteration trained on (the indices the script shuffles into minibatches)."""
     import envpool_core
@@ -139,7 +142,7 @@ def run_in_process(monkeypatch, tmp_path: Path, script: Path, *argv: str):
     monkeypatch.setattr(envpool_core, "make", lambda *a, **k: RecordingEnvs(make(*a, **k), outputs))
     monkeypatch.setattr(np.random, "permutation",
                         lambda x: (trained.append(np.array(x)), permutation(x))[1])
-    monkeypatch.setattr(sys, "argv", [str(script), *argv, "--update-epochs", "1"])
+    monkeypatch.setattr(sys, "argv", [str(script), *argv, "--update-epochs", str(update_epochs)])
     monkeypatch.chdir(tmp_path)
     runpy.run_path(str(script), run_name="__main__")
     return outputs, trained
@@ -151,7 +154,7 @@ def test_sync_loop_trains_every_step_but_the_ignored_ones(monkeypatch, tmp_path:
         monkeypatch, tmp_path, ATARI, "--num-envs", str(num_envs), "--num-steps", str(num_steps),
         "--total-timesteps", str(3 * num_envs * num_steps), "--max-episode-steps", "6",
         "--num-minibatches", "2")
-    done = np.array([d for _, d in outputs])  # the outputs of step() after reset()'s
+    done = np.array([d for _, d, _ in outputs])  # the outputs of step() after reset()'s
     # obs of step t arrived with step t - 1's output; its action is ignored after a done
     acted_on_final_obs = np.concatenate([np.zeros((1, num_envs), bool), done[:-1]])
     assert len(trained) == 3 and acted_on_final_obs[:-1].any()
@@ -169,8 +172,8 @@ def test_async_loop_trains_every_step_once(monkeypatch, tmp_path: Path) -> None:
         monkeypatch, tmp_path, ATARI_ASYNC, "--num-envs", str(num_envs), "--async-batch-size",
         str(batch), "--num-steps", str(num_steps), "--max-episode-steps", "6",
         "--total-timesteps", str(4 * num_envs * num_steps), "--num-minibatches", "2")
-    env_of = np.concatenate([ids for ids, _ in outputs])
-    arrived_done = np.concatenate([d for _, d in outputs])
+    env_of = np.concatenate([ids for ids, _, _ in outputs])
+    arrived_done = np.concatenate([d for _, d, _ in outputs])
     recvs = num_envs * num_steps // batch
     assert len(trained) == 4 and len(outputs) == 4 * recvs and arrived_done.any()
     count = np.zeros(len(env_of), dtype=int)
@@ -185,6 +188,64 @@ def test_async_loop_trains_every_step_once(monkeypatch, tmp_path: Path) -> None:
     pending = set(slot)  # each env's last output: its outcome never arrived
     expected = [0 if arrived_done[o] or o in pending else 1 for o in range(len(env_of))]
     assert count.tolist() == expected
+
+
+METRIC_RUNS = {
+    "atari": (ATARI, ["--num-envs", "3", "--num-steps", "16", "--total-timesteps", "144"]),
+    "atari_async": (ATARI_ASYNC, ["--num-envs", "5", "--async-batch-size", "2", "--num-steps",
+                                  "8", "--total-timesteps", "120"]),
+    "mujoco": (MUJOCO, ["--env-id", "InvertedPendulum-v4", "--num-envs", "3", "--num-steps", "16",
+                        "--total-timesteps", "144"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(METRIC_RUNS))
+def test_logged_metrics_mean_one_thing(monkeypatch, tmp_path: Path, name: str) -> None:
+    """charts/episodic_* : one point per finished game, at the global step of the output that
+    ended it. losses/* : the mean over the last epoch's minibatches, checked through the loss
+    each minibatch minimised (policy − ent_coef · entropy + vf_coef · value: linear, so the
+    mean of the logged parts must give the mean of the last epoch's losses)."""
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    logged, minimised = {}, []
+    add_scalar, backward = SummaryWriter.add_scalar, torch.Tensor.backward
+
+    def record_scalar(writer, tag, value, step=None, *args, **kwargs):
+        logged.setdefault(tag, []).append((step, float(value)))
+        return add_scalar(writer, tag, value, step, *args, **kwargs)
+
+    def record_loss(loss, *args, **kwargs):
+        minimised.append(loss.item())
+        return backward(loss, *args, **kwargs)
+
+    monkeypatch.setattr(SummaryWriter, "add_scalar", record_scalar)
+    monkeypatch.setattr(torch.Tensor, "backward", record_loss)
+    script, argv = METRIC_RUNS[name]
+    epochs, minibatches, ent_coef, vf_coef = 3, 2, 0.01, 0.5
+    outputs, trained = run_in_process(
+        monkeypatch, tmp_path, script, *argv, "--max-episode-steps", "6", "--num-minibatches",
+        str(minibatches), "--ent-coef", str(ent_coef), "--vf-coef", str(vf_coef),
+        update_epochs=epochs)
+
+    global_steps = np.cumsum([len(ids) for ids, _, _ in outputs])
+    game_over_steps = [int(g) for g, (_, _, over) in zip(global_steps, outputs, strict=True)
+                       for _ in range(int(over.sum()))]
+    assert len(game_over_steps) >= 5
+    for tag in ("charts/episodic_return", "charts/episodic_length"):
+        assert [step for step, _ in logged[tag]] == game_over_steps
+
+    updates, per_update = len(trained) // epochs, epochs * minibatches  # a shuffle per epoch
+    assert len(minimised) == updates * per_update and updates == 3
+    for tag in ("losses/value_loss", "losses/policy_loss", "losses/entropy"):
+        assert len(logged[tag]) == updates
+    for update in range(updates):
+        last_epoch = minimised[(update + 1) * per_update - minibatches:(update + 1) * per_update]
+        value, policy, entropy = (logged[f"losses/{tag}"][update][1]
+                                  for tag in ("value_loss", "policy_loss", "entropy"))
+        assert policy - ent_coef * entropy + vf_coef * value == pytest.approx(
+            np.mean(last_epoch), rel=1e-5, abs=1e-6)
+        assert 0.0 <= logged["losses/clipfrac"][update][1] <= 1.0
 
 
 # ----------------------------------------------------- episode statistics on hand-made sequences
