@@ -17,7 +17,7 @@ Two parts, both on Breakout-v5 with the main job's shape (8 envs x 128 steps per
   `channels_last` (the network and its inputs in NHWC), `compile_policy` / `compile_update`
   (`torch.compile` of the forward pass used while acting / while updating),
   `torch_threads_2` (torch on 2 threads beside the engine's), `engine_threads_1` (the engine on
-  1 thread), and `combined` (every variant given with `--combined`).
+  1 thread), and combinations of them (`--combined a,b c,d`: variants `a+b` and `c+d`).
 
 Each measurement runs in a process of its own (torch.compile's caches and torch's thread count
 are per process); the first `--warmup` iterations (compilation) are not timed. Rounds
@@ -40,7 +40,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cleanrl_clients import IMPORT_LINE, OUR_IMPORT, read_script
@@ -76,12 +76,11 @@ def time_iterations(options: dict, iterations: int, warmup: int) -> dict:
     script = load_script("ppo_atari_envpool")
     torch.set_num_threads(options.get("torch_threads", torch.get_num_threads()))
     torch.manual_seed(1)
+    if "engine_threads" in options:  # the script's make_env, with the engine's thread count
+        make = script.envpool.make
+        script.envpool = SimpleNamespace(make=lambda *a, **k: make(
+            *a, num_threads=options["engine_threads"], **k))
     envs = script.make_env(ENV_ID, NUM_ENVS, NUM_ENVS, 1)
-    if "engine_threads" in options:
-        envs.close()
-        envs = script.envpool.make(ENV_ID, env_type="gym", num_envs=NUM_ENVS,
-                                   num_threads=options["engine_threads"], episodic_life=True,
-                                   reward_clip=True, seed=1)
     agent = script.Agent(envs)
     fmt = torch.channels_last if options.get("channels_last") else torch.contiguous_format
     agent = agent.to(memory_format=fmt)
@@ -228,10 +227,11 @@ def report(data: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--variants", nargs="+", default=[*VARIANTS, "combined"],
-                        help=f"from {[*VARIANTS, 'combined']}")
-    parser.add_argument("--combined", nargs="+", default=["bf16", "channels_last"],
-                        help="the variants that `combined` applies together")
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS),
+                        help=f"from {list(VARIANTS)}")
+    parser.add_argument("--combined", nargs="*",
+                        default=["bf16,torch_threads_2", "bf16,channels_last,torch_threads_2"],
+                        help="combinations to measure too, each variants joined by commas")
     parser.add_argument("--iterations", type=int, default=2, help="timed iterations each")
     parser.add_argument("--warmup", type=int, default=1, help="untimed iterations first")
     parser.add_argument("--rounds", type=int, default=2)
@@ -244,12 +244,14 @@ def main() -> None:
     if args.child is not None:
         print(json.dumps(time_iterations(json.loads(args.child), args.iterations, args.warmup)))
         return
-    variants = {name: VARIANTS[name] for name in args.variants if name in VARIANTS}
-    if "combined" in args.variants:
-        variants["combined"] = {k: v for name in args.combined for k, v in VARIANTS[name].items()}
-    unknown = [name for name in args.variants if name not in VARIANTS and name != "combined"]
+    groups = [group.split(",") for group in args.combined]
+    named = [*args.variants, *(name for group in groups for name in group)]
+    unknown = [name for name in named if name not in VARIANTS]
     if unknown:
-        parser.error(f"unknown variants {unknown}; choose from {[*VARIANTS, 'combined']}")
+        parser.error(f"unknown variants {unknown}; choose from {list(VARIANTS)}")
+    variants = {name: VARIANTS[name] for name in args.variants}
+    for group in groups:
+        variants["+".join(group)] = {k: v for name in group for k, v in VARIANTS[name].items()}
 
     with tempfile.TemporaryDirectory() as tmp:
         scripts: dict[str, tuple[Path, list[str]]] = {}

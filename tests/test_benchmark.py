@@ -238,3 +238,19 @@ def test_time_to_score_table_reports_every_seed() -> None:
     runs[2]["summary"]["time_to_target_s"] = None
     assert "| 1 of 3 | > 300 s (> 300, 212, > 300) |" in tts.summarize(runs, 3000.0, [1000000],
                                                                         300.0, cpus=2)
+
+
+def test_atari_speedups_times_each_phase_of_the_main_jobs_iteration(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmark" / "atari_speedups.py"), "--variants", "fp32",
+         "engine_threads_1", "--combined", "--iterations", "1", "--warmup", "0", "--rounds", "1",
+         "--script-steps", "0", "--out", str(tmp_path)],
+        capture_output=True, text=True, check=True, timeout=600)
+    data = json.loads((tmp_path / "atari_speedups.json").read_text())
+    assert list(data["variants"]) == ["fp32", "engine_threads_1"]
+    for per_round in data["variants"].values():
+        assert all(len(per_round[p]) == 1 and per_round[p][0][0] > 0
+                   for p in ("env", "inference", "update", "total"))
+        assert per_round["total"][0][0] == pytest.approx(
+            sum(per_round[p][0][0] for p in ("env", "inference", "update", "other")))
+    assert "| fp32 |" in proc.stdout and "| engine_threads_1 |" in proc.stdout
