@@ -77,6 +77,26 @@ def test_learns_inverted_pendulum(two_runs) -> None:
     assert np.mean(eval_returns(stdout)) > 5 * RANDOM_POLICY_CEILING
 
 
+def test_one_point_per_finished_episode_at_its_global_step(two_runs) -> None:
+    """charts/episodic_* : one point per finished episode, at the global step where it ended.
+    InvertedPendulum pays 1 per step, so each return is its episode's length; every env step
+    belongs to one finished episode, its ignored reset step, or an episode still running."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    _, run_dir, _ = two_runs[0]
+    acc = EventAccumulator(str(run_dir))
+    acc.Reload()
+    returns, lengths = acc.Scalars("charts/episodic_return"), acc.Scalars("charts/episodic_length")
+    num_envs, total = int(LEARN[LEARN.index("--num-envs") + 1]), 40960
+    assert len(returns) == len(lengths) > 100
+    for r, n in zip(returns, lengths, strict=True):
+        assert r.step == n.step and r.step % num_envs == 0 and r.value == n.value
+        assert n.value * num_envs <= r.step <= total  # it ran n steps before it ended
+    finished = sum(n.value for n in lengths) + len(lengths)  # each episode's steps, its reset's
+    # 1000: the task's time limit; + num_envs: an episode ending at the last step has no reset yet
+    assert total - num_envs * 1000 <= finished <= total + num_envs
+
+
 def test_checkpoint_reloads_and_plays_the_same_episodes(two_runs) -> None:
     cwd, run_dir, stdout = two_runs[0]
     (model,) = run_dir.glob("*.cleanrl_model")
