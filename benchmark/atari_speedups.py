@@ -7,7 +7,8 @@ Two parts, both on Breakout-v5 with the main job's shape (8 envs x 128 steps per
 4 epochs of 4 minibatches, CleanRL's Nature CNN):
 
 - scripts: steps/s (the last `charts/SPS`, which counts from the first step, updates
-  included) of `ppo_atari_envpool.py`, its async twin and, with `--cleanrl`, CleanRL's own
+  included) of `ppo_atari_envpool.py` (fp32, and with `--bf16`), its async twin and, with
+  `--cleanrl`, CleanRL's own
   `ppo_atari_envpool.py` with its import line changed to envpool_core, each with its defaults
   for `--script-steps` steps;
 - variants: the script's iteration rebuilt from its own `make_env` and `Agent`, timed by
@@ -257,6 +258,7 @@ def main() -> None:
         scripts: dict[str, tuple[Path, list[str]]] = {}
         if args.script_steps:
             scripts["ppo_atari_envpool.py"] = (ROOT / "ppo_atari_envpool.py", [])
+            scripts["ppo_atari_envpool.py --bf16"] = (ROOT / "ppo_atari_envpool.py", ["--bf16"])
             scripts["ppo_atari_envpool_async.py"] = (ROOT / "ppo_atari_envpool_async.py", [])
             if args.cleanrl:
                 copy = Path(tmp) / "cleanrl_ppo_atari_envpool.py"

@@ -248,6 +248,26 @@ def test_logged_metrics_mean_one_thing(monkeypatch, tmp_path: Path, name: str) -
         assert 0.0 <= logged["losses/clipfrac"][update][1] <= 1.0
 
 
+@pytest.mark.parametrize("script", ["atari", "atari_async"])
+def test_bf16_runs_the_cnn_in_bfloat16_and_the_rest_in_float32(request, script: str) -> None:
+    import torch
+
+    module = request.getfixturevalue(script)
+    envs = module.make_env("Breakout-v5", 2, 2, 1)
+    fp32, bf16 = module.Agent(envs), module.Agent(envs, bf16=True)
+    bf16.load_state_dict(fp32.state_dict())
+    conv_dtypes = []
+    bf16.network[0].register_forward_hook(lambda _m, _i, out: conv_dtypes.append(out.dtype))
+    obs, action = torch.as_tensor(envs.reset()[0]), torch.tensor([1, 3])
+    _, logprob32, entropy32, value32 = fp32.get_action_and_value(obs, action)
+    _, logprob16, entropy16, value16 = bf16.get_action_and_value(obs, action)
+    assert conv_dtypes == [torch.bfloat16]
+    for full, half in ((logprob32, logprob16), (entropy32, entropy16), (value32, value16)):
+        assert half.dtype == torch.float32 and half.requires_grad
+        torch.testing.assert_close(half, full, atol=0.05, rtol=0.05)  # bfloat16 keeps 8 bits
+    envs.close()
+
+
 # ----------------------------------------------------- episode statistics on hand-made sequences
 
 
