@@ -1,10 +1,12 @@
 #include "classic/pendulum.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <utility>
 
+#include "classic/classic_canvas.h"
 #include "classic/classic_task.h"
 #include "classic/py_math.h"
 #include "classic/state_info.h"
@@ -18,6 +20,9 @@ constexpr double kDt = 0.05;
 constexpr double kM = 1.0;
 constexpr double kL = 1.0;
 constexpr double kPi = std::numbers::pi;
+// gymnasium's picture: a 500 x 500 frame, 30 frames per second.
+constexpr int kScreenDim = 500;
+constexpr double kRenderFps = 30.0;
 
 // ((x + pi) % (2 * pi)) - pi with NumPy's modulo: the angle in [-pi, pi).
 double AngleNormalize(double x) { return PyMod(x + kPi, 2 * kPi) - kPi; }
@@ -34,6 +39,8 @@ EnvSpec PendulumEnv::MakeSpec(const Config& config) {
   spec.obs.push_back(
       MakeArraySpec<float>("obs", {3}, {-1.0, -1.0, -kMaxSpeed}, {1.0, 1.0, kMaxSpeed}));
   AddStateInfo(config, 2, &spec);
+  spec.render_shape = {kScreenDim, kScreenDim};
+  spec.render_fps = kRenderFps;
   spec.action = MakeArraySpec<float>("action", {1}, {-kMaxTorque}, {kMaxTorque});
   return spec;
 }
@@ -72,6 +79,43 @@ void PendulumEnv::WriteObs(OutputRow& row) const {
   obs[1] = static_cast<float>(std::sin(state_[0]));
   obs[2] = static_cast<float>(state_[1]);
   if (state_in_info_) WriteStateInfo(row, state_.data(), 2);
+}
+
+void PendulumEnv::Render(std::uint8_t* rgb) {
+  // gymnasium's PendulumEnv.render without its torque arrow (docs/environments.md says why).
+  constexpr double kBound = 2.2;
+  constexpr double kScale = kScreenDim / (kBound * 2);
+  constexpr int kOffset = kScreenDim / 2;
+  constexpr double kRodLength = 1 * kScale;
+  constexpr double kRodWidth = 0.2 * kScale;
+  constexpr Rgb kRodColor = {204, 77, 77};
+  ClassicCanvas canvas(rgb, kScreenDim, kScreenDim);
+  canvas.Fill({255, 255, 255});
+
+  const double angle = state_[0] + kPi / 2;
+  const std::array<Point, 4> corners = {Point{0, -kRodWidth / 2}, Point{0, kRodWidth / 2},
+                                        Point{kRodLength, kRodWidth / 2},
+                                        Point{kRodLength, -kRodWidth / 2}};
+  std::array<Point, 4> rod{};
+  for (int i = 0; i < 4; ++i) {
+    Point c = Rotated(corners[i], angle);
+    rod[i] = {c.x + kOffset, c.y + kOffset};
+  }
+  canvas.AaPolygon(rod, kRodColor);
+  canvas.FilledPolygon(rod, kRodColor);
+
+  const int end_radius = static_cast<int>(kRodWidth / 2);
+  canvas.AaCircle(kOffset, kOffset, end_radius, kRodColor);
+  canvas.FilledCircle(kOffset, kOffset, end_radius, kRodColor);
+  Point end = Rotated({kRodLength, 0}, angle);
+  const int end_x = static_cast<int>(end.x + kOffset);
+  const int end_y = static_cast<int>(end.y + kOffset);
+  canvas.AaCircle(end_x, end_y, end_radius, kRodColor);
+  canvas.FilledCircle(end_x, end_y, end_radius, kRodColor);
+
+  const int axle_radius = static_cast<int>(0.05 * kScale);
+  canvas.AaCircle(kOffset, kOffset, axle_radius, {0, 0, 0});
+  canvas.FilledCircle(kOffset, kOffset, axle_radius, {0, 0, 0});
 }
 
 void RegisterPendulum(TaskRegistry& registry) {
