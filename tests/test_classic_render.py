@@ -23,8 +23,8 @@ TASKS = {
 # The frames are compared after these many steps from the first reset.
 COMPARED_STEPS = (0, 1, 5, 20, 60)
 # Measured over COMPARED_STEPS and seeds 0 to 4 with pygame-ce 2.5.8 (requirements.txt): every
-# frame equal to gymnasium's, pixel for pixel, on every task (Pendulum without its torque
-# arrow). EnvPool's own test allows a mean difference of 4.0. The bounds leave room for a
+# frame equal to gymnasium's, pixel for pixel, on every task (Pendulum with its torque arrow).
+# EnvPool's own test allows a mean difference of 4.0. The bounds leave room for a
 # vertex that another libm rounds to the next pixel, not for a broken shape: Pendulum's axle
 # moved by one pixel makes 11 pixels differ by more than 32, MountainCar's wheels a pixel
 # smaller 54, Acrobot's joints without their anti-aliased rim 88.
@@ -41,7 +41,8 @@ def _actions(env, rng: np.random.Generator) -> np.ndarray:
     space = env.action_space
     if isinstance(space, gymnasium.spaces.Discrete):
         return rng.integers(0, space.n, size=env.num_envs).astype(np.int32)
-    return rng.uniform(space.low, space.high, size=(env.num_envs, *space.shape)).astype(
+    # Beyond the bounds too: the envs clip the action, and Pendulum's arrow shows the clipped one.
+    return rng.uniform(2 * space.low, 2 * space.high, size=(env.num_envs, *space.shape)).astype(
         np.float32)
 
 
@@ -53,17 +54,18 @@ def compare_with_gymnasium(task_id: str, seed: int) -> list[tuple[int, float, in
     ref.reset(seed=seed)
     rng = np.random.default_rng(seed)
     results = []
+    last_u = None  # Pendulum's last torque, which its picture draws as an arrow
     try:
         _, info = env.reset()
         for step in range(max(COMPARED_STEPS) + 1):
             if step in COMPARED_STEPS:
                 ref.unwrapped.state = np.array(info["state"][0], dtype=np.float64)
-                if task_id.startswith("Pendulum"):
-                    # Our frame leaves out gymnasium's torque arrow (docs/environments.md).
-                    ref.unwrapped.last_u = None
+                ref.unwrapped.last_u = last_u
                 ours = env.render()[0]
                 results.append((step, *_frames_differ(ours, ref.render())))
-            _, _, _, _, info = env.step(_actions(env, rng))
+            action = _actions(env, rng)
+            _, _, _, _, info = env.step(action)
+            last_u = np.clip(action[0, 0], -2.0, 2.0) if action.ndim == 2 else None
     finally:
         env.close()
         ref.close()

@@ -43,6 +43,16 @@ void ClassicCanvas::BlendCoverage(int x, int y, Rgb color, float coverage) {
   p[2] = mix(p[2], color.b);
 }
 
+void ClassicCanvas::BlendRgba(int x, int y, const std::uint8_t* rgba) {
+  if (x < 0 || x >= width_ || y < 0 || y >= height_) return;
+  std::uint8_t* p = rgb_ + (static_cast<std::ptrdiff_t>(height_ - 1 - y) * width_ + x) * 3;
+  // pygame's ALPHA_BLEND_COMP (alphablit.c) onto an opaque surface.
+  const int alpha = rgba[3];
+  for (int c = 0; c < 3; ++c) {
+    p[c] = static_cast<std::uint8_t>(((((rgba[c] - p[c]) * alpha) + rgba[c]) >> 8) + p[c]);
+  }
+}
+
 void ClassicCanvas::Fill(Rgb color) {
   for (int y = 0; y < height_; ++y) HLine(0, width_ - 1, y, color);
 }

@@ -50,6 +50,8 @@ class ClassicCanvas {
   void Line(Point from, Point to, Rgb color);
   // pygame.draw.aalines, not closed.
   void AaLines(std::span<const Point> points, Rgb color);
+  // One pixel of pygame's blit of an image with per-pixel alpha (4 bytes, RGBA).
+  void BlendRgba(int x, int y, const std::uint8_t* rgba);
 
   static constexpr int kMaxPolygonPoints = 8;
 

@@ -23,6 +23,9 @@ constexpr double kPi = std::numbers::pi;
 // gymnasium's picture: a 500 x 500 frame, 30 frames per second.
 constexpr int kScreenDim = 500;
 constexpr double kRenderFps = 30.0;
+constexpr double kBound = 2.2;
+constexpr double kScale = kScreenDim / (kBound * 2);  // pixels per metre
+constexpr int kOffset = kScreenDim / 2;               // the pivot
 
 // ((x + pi) % (2 * pi)) - pi with NumPy's modulo: the angle in [-pi, pi).
 double AngleNormalize(double x) { return PyMod(x + kPi, 2 * kPi) - kPi; }
@@ -32,7 +35,8 @@ PendulumEnv::PendulumEnv(const EnvSpec& spec, std::uint64_t seed)
     : ClassicEnv(seed),
       g_(spec.config.GetFloat("g")),
       clip_before_move_(spec.config.GetInt("version") == 1),
-      state_in_info_(spec.config.GetBool("state_in_info")) {}
+      state_in_info_(spec.config.GetBool("state_in_info")),
+      arrow_(PendulumArrow::Loaded()) {}
 
 EnvSpec PendulumEnv::MakeSpec(const Config& config) {
   EnvSpec spec;
@@ -49,6 +53,7 @@ bool PendulumEnv::Reset(OutputRow& row) {
   // gymnasium: uniform(low=-high, high=high) with high = [pi, 1].
   state_[0] = std::uniform_real_distribution<double>(-kPi, kPi)(rng_);
   state_[1] = std::uniform_real_distribution<double>(-1.0, 1.0)(rng_);
+  has_last_u_ = false;
   WriteObs(row);
   return true;
 }
@@ -60,6 +65,8 @@ void PendulumEnv::Step(const void* action, OutputRow& row) {
   // so the torque terms below are float32 arithmetic (NEP 50), and a NaN
   // passes through like it does in NumPy.
   float u = std::clamp(*static_cast<const float*>(action), F32(-kMaxTorque), F32(kMaxTorque));
+  last_u_ = u;
+  has_last_u_ = true;
   double costs = PyPow2(AngleNormalize(th)) + 0.1 * PyPow2(thdot) +
                  static_cast<double>(F32(0.001) * PyPow2(u));
   // 3.0 / (m * l**2) is a Python float, so its product with u is float32.
@@ -82,10 +89,7 @@ void PendulumEnv::WriteObs(OutputRow& row) const {
 }
 
 void PendulumEnv::Render(std::uint8_t* rgb) {
-  // gymnasium's PendulumEnv.render without its torque arrow (docs/environments.md says why).
-  constexpr double kBound = 2.2;
-  constexpr double kScale = kScreenDim / (kBound * 2);
-  constexpr int kOffset = kScreenDim / 2;
+  // gymnasium's PendulumEnv.render, shape for shape.
   constexpr double kRodLength = 1 * kScale;
   constexpr double kRodWidth = 0.2 * kScale;
   constexpr Rgb kRodColor = {204, 77, 77};
@@ -113,6 +117,8 @@ void PendulumEnv::Render(std::uint8_t* rgb) {
   canvas.AaCircle(end_x, end_y, end_radius, kRodColor);
   canvas.FilledCircle(end_x, end_y, end_radius, kRodColor);
 
+  if (arrow_ != nullptr && has_last_u_) arrow_->Draw(canvas, kOffset, last_u_);
+
   const int axle_radius = static_cast<int>(0.05 * kScale);
   canvas.AaCircle(kOffset, kOffset, axle_radius, {0, 0, 0});
   canvas.FilledCircle(kOffset, kOffset, axle_radius, {0, 0, 0});
@@ -131,6 +137,10 @@ void RegisterPendulum(TaskRegistry& registry) {
                         "the velocity before the clip (gym's v0)",
                         0, 1)});
   }
+}
+
+void LoadPendulumArrow(const std::string& assets_dir) {
+  PendulumArrow::Load(assets_dir, kScale, kMaxTorque);
 }
 
 }  // namespace envpool_core::classic
