@@ -75,8 +75,8 @@ void ClassicCanvas::FilledPolygon(std::span<const Point> points, Rgb color) {
   std::array<int, kMaxPolygonPoints> vx{};
   std::array<int, kMaxPolygonPoints> vy{};
   for (int i = 0; i < n; ++i) {
-    vx[i] = static_cast<int>(std::floor(points[i].x));
-    vy[i] = static_cast<int>(std::floor(points[i].y));
+    vx[i] = static_cast<int>(points[i].x);
+    vy[i] = static_cast<int>(points[i].y);
   }
   // SDL_gfx's filledPolygonColor: per scanline, the 16.16 fixed-point
   // crossings of the edges, filled between pairs. Its `else if` (a vertex
@@ -125,9 +125,61 @@ void ClassicCanvas::FilledPolygon(std::span<const Point> points, Rgb color) {
   }
 }
 
+bool ClassicCanvas::ClipLine(int& x1, int& y1, int& x2, int& y2) const {
+  // SDL_gfx's _clipLine: Cohen-Sutherland, moving the outside end point onto
+  // the frame's edge along a float slope, truncated.
+  constexpr int kLeft = 1;
+  constexpr int kRight = 2;
+  constexpr int kBottom = 4;
+  constexpr int kTop = 8;
+  const int right = width_ - 1;
+  const int bottom = height_ - 1;
+  auto encode = [&](int x, int y) {
+    int code = 0;
+    if (x < 0) {
+      code |= kLeft;
+    } else if (x > right) {
+      code |= kRight;
+    }
+    if (y < 0) {
+      code |= kTop;
+    } else if (y > bottom) {
+      code |= kBottom;
+    }
+    return code;
+  };
+  while (true) {
+    int code1 = encode(x1, y1);
+    int code2 = encode(x2, y2);
+    if ((code1 | code2) == 0) return true;
+    if ((code1 & code2) != 0) return false;
+    if (code1 == 0) {
+      std::swap(x1, x2);
+      std::swap(y1, y2);
+      std::swap(code1, code2);
+    }
+    const float m = x2 != x1 ? static_cast<float>(y2 - y1) / static_cast<float>(x2 - x1) : 1.0F;
+    if ((code1 & kLeft) != 0) {
+      y1 += static_cast<int>(static_cast<float>(0 - x1) * m);
+      x1 = 0;
+    } else if ((code1 & kRight) != 0) {
+      y1 += static_cast<int>(static_cast<float>(right - x1) * m);
+      x1 = right;
+    } else if ((code1 & kBottom) != 0) {
+      if (x2 != x1) x1 += static_cast<int>(static_cast<float>(bottom - y1) / m);
+      y1 = bottom;
+    } else {
+      if (x2 != x1) x1 += static_cast<int>(static_cast<float>(0 - y1) / m);
+      y1 = 0;
+    }
+  }
+}
+
 void ClassicCanvas::AaLineInt(int x1, int y1, int x2, int y2, Rgb color) {
-  // SDL_gfx's _aalineColor with draw_endpoint = 0: Wu's line with an 8-bit
-  // intensity taken from a 32-bit error accumulator.
+  // SDL_gfx's _aalineColor with draw_endpoint = 0: the line clipped to the
+  // frame, then Wu's line with an 8-bit intensity taken from a 32-bit error
+  // accumulator.
+  if (!ClipLine(x1, y1, x2, y2)) return;
   int xx0 = x1;
   int yy0 = y1;
   int xx1 = x2;
@@ -202,11 +254,11 @@ void ClassicCanvas::AaLineInt(int x1, int y1, int x2, int y2, Rgb color) {
 void ClassicCanvas::AaPolygon(std::span<const Point> points, Rgb color) {
   const std::size_t n = points.size();
   if (n < 3) return;
-  auto fx = [](double v) { return static_cast<int>(std::floor(v)); };
   for (std::size_t i = 0; i < n; ++i) {
     const Point& a = points[i];
     const Point& b = points[(i + 1) % n];
-    AaLineInt(fx(a.x), fx(a.y), fx(b.x), fx(b.y), color);
+    AaLineInt(static_cast<int>(a.x), static_cast<int>(a.y), static_cast<int>(b.x),
+              static_cast<int>(b.y), color);
   }
 }
 
@@ -361,30 +413,30 @@ void ClassicCanvas::AaCircle(int cx, int cy, int radius, Rgb color) {
 }
 
 void ClassicCanvas::Line(Point from, Point to, Rgb color) {
-  // pygame.draw.line truncates the end points to integers and steps
-  // Bresenham's line between them.
+  // pygame-ce's draw_line: the end points truncated to integers, then
+  // Bresenham's line in its rosettacode form, both ends drawn.
   int x1 = static_cast<int>(from.x);
   int y1 = static_cast<int>(from.y);
-  int x2 = static_cast<int>(to.x);
-  int y2 = static_cast<int>(to.y);
-  int dx = std::abs(x2 - x1);
-  int dy = -std::abs(y2 - y1);
-  int sx = x1 < x2 ? 1 : -1;
-  int sy = y1 < y2 ? 1 : -1;
-  int err = dx + dy;
-  while (true) {
+  const int x2 = static_cast<int>(to.x);
+  const int y2 = static_cast<int>(to.y);
+  const int dx = std::abs(x2 - x1);
+  const int dy = std::abs(y2 - y1);
+  const int sx = x1 < x2 ? 1 : -1;
+  const int sy = y1 < y2 ? 1 : -1;
+  int err = (dx > dy ? dx : -dy) / 2;
+  while (x1 != x2 || y1 != y2) {
     Put(x1, y1, color);
-    if (x1 == x2 && y1 == y2) break;
-    int e2 = 2 * err;
-    if (e2 >= dy) {
-      err += dy;
+    const int e2 = err;
+    if (e2 > -dx) {
+      err -= dy;
       x1 += sx;
     }
-    if (e2 <= dx) {
+    if (e2 < dy) {
       err += dx;
       y1 += sy;
     }
   }
+  Put(x2, y2, color);
 }
 
 void ClassicCanvas::AaLine(float from_x, float from_y, float to_x, float to_y, Rgb color,

@@ -36,8 +36,9 @@ class ClassicCanvas {
       : rgb_(rgb), height_(height), width_(width) {}
 
   void Fill(Rgb color);
-  // gfxdraw.filled_polygon and gfxdraw.aapolygon; vertices are floored to
-  // integers as gfxdraw does. At most kMaxPolygonPoints vertices.
+  // gfxdraw.filled_polygon and gfxdraw.aapolygon; vertices are truncated to
+  // integers (towards zero) as gfxdraw's int() does. At most kMaxPolygonPoints
+  // vertices.
   void FilledPolygon(std::span<const Point> points, Rgb color);
   void AaPolygon(std::span<const Point> points, Rgb color);
   // gfxdraw.filled_circle and gfxdraw.aacircle.
@@ -62,6 +63,8 @@ class ClassicCanvas {
   void Blend(int x, int y, Rgb color, int alpha);
   // Blends with a coverage in [0, 1], as pygame.draw's anti-aliasing does.
   void BlendCoverage(int x, int y, Rgb color, float coverage);
+  // SDL_gfx's _clipLine: false when the line misses the frame.
+  bool ClipLine(int& x1, int& y1, int& x2, int& y2) const;
   // SDL_gfx's _aalineColor without its end pixel (aapolygon's edges).
   void AaLineInt(int x1, int y1, int x2, int y2, Rgb color);
   // pygame-ce's draw_aaline; aalines skips the pixels of the joints another
