@@ -9,18 +9,23 @@
 
 namespace envpool_core::classic {
 
+std::uint8_t* ClassicCanvas::PixelAt(int x, int y) const {
+  if (x < 0 || x >= width_ || y < 0 || y >= height_) return nullptr;
+  return rgb_ + (static_cast<std::ptrdiff_t>(height_ - 1 - y) * width_ + x) * 3;
+}
+
 void ClassicCanvas::Put(int x, int y, Rgb color) {
-  if (x < 0 || x >= width_ || y < 0 || y >= height_) return;
-  std::uint8_t* p = rgb_ + (static_cast<std::ptrdiff_t>(height_ - 1 - y) * width_ + x) * 3;
+  std::uint8_t* p = PixelAt(x, y);
+  if (p == nullptr) return;
   p[0] = color.r;
   p[1] = color.g;
   p[2] = color.b;
 }
 
 void ClassicCanvas::Blend(int x, int y, Rgb color, int alpha) {
-  if (x < 0 || x >= width_ || y < 0 || y >= height_) return;
   if (alpha >= 255) return Put(x, y, color);
-  std::uint8_t* p = rgb_ + (static_cast<std::ptrdiff_t>(height_ - 1 - y) * width_ + x) * 3;
+  std::uint8_t* p = PixelAt(x, y);
+  if (p == nullptr) return;
   // SDL_gfx's _putPixelAlpha: dst + (src - dst) * alpha / 256, rounded down.
   auto mix = [alpha](std::uint8_t dst, std::uint8_t src) {
     return static_cast<std::uint8_t>(dst + (((src - dst) * alpha) >> 8));
@@ -31,8 +36,8 @@ void ClassicCanvas::Blend(int x, int y, Rgb color, int alpha) {
 }
 
 void ClassicCanvas::BlendCoverage(int x, int y, Rgb color, float coverage) {
-  if (x < 0 || x >= width_ || y < 0 || y >= height_) return;
-  std::uint8_t* p = rgb_ + (static_cast<std::ptrdiff_t>(height_ - 1 - y) * width_ + x) * 3;
+  std::uint8_t* p = PixelAt(x, y);
+  if (p == nullptr) return;
   // pygame.draw's get_antialiased_color, in float and truncated.
   auto mix = [c = coverage](std::uint8_t dst, std::uint8_t src) {
     return static_cast<std::uint8_t>(c * static_cast<float>(src) +
@@ -44,8 +49,8 @@ void ClassicCanvas::BlendCoverage(int x, int y, Rgb color, float coverage) {
 }
 
 void ClassicCanvas::BlendRgba(int x, int y, const std::uint8_t* rgba) {
-  if (x < 0 || x >= width_ || y < 0 || y >= height_) return;
-  std::uint8_t* p = rgb_ + (static_cast<std::ptrdiff_t>(height_ - 1 - y) * width_ + x) * 3;
+  std::uint8_t* p = PixelAt(x, y);
+  if (p == nullptr) return;
   // pygame's ALPHA_BLEND_COMP (alphablit.c) onto an opaque surface.
   const int alpha = rgba[3];
   for (int c = 0; c < 3; ++c) {

@@ -1,9 +1,9 @@
 // The rasteriser the classic-control envs draw their render() frames with:
 // the few primitives gymnasium's pictures use (pygame.gfxdraw's polygons,
 // circles and lines, pygame.draw's line and aalines), each following the
-// integer algorithm pygame runs (SDL_gfx's, for gfxdraw), so that the frames
-// match gymnasium's rgb_array frames pixel for pixel in the filled areas and
-// closely on the anti-aliased edges.
+// algorithm pygame-ce runs (SDL_gfx's, for gfxdraw) down to its rounding, so
+// that the frames equal gymnasium's rgb_array frames pixel for pixel
+// (tests/test_classic_render.py).
 #pragma once
 
 #include <cmath>
@@ -57,7 +57,9 @@ class ClassicCanvas {
   static constexpr int kMaxPolygonPoints = 8;
 
  private:
-  // Sets the pixel; outside the frame: nothing (pygame clips every primitive).
+  // The pixel's 3 bytes; null outside the frame (pygame clips every primitive).
+  std::uint8_t* PixelAt(int x, int y) const;
+  // Sets the pixel.
   void Put(int x, int y, Rgb color);
   // Blends `color` over the pixel with weight alpha / 256, as SDL_gfx does.
   void Blend(int x, int y, Rgb color, int alpha);
