@@ -318,9 +318,8 @@ def test_errors() -> None:
                        ("send", lambda: env.step(np.zeros(4, np.int32)))]:
         with pytest.raises(RuntimeError, match=f"cannot {name}: the pool is closed"):
             call()
-    # render() on a closed pool of a task that renders: test_atari.py.
-    with pytest.raises(ValueError, match="does not support render"):
-        ep.make("CartPole-v1").render()
+    with pytest.raises(RuntimeError, match="cannot render: the pool is closed"):
+        env.render()
 
 
 @pytest.mark.parametrize("num_envs", [4, 100])  # sends of at most and of more than 64 ids

@@ -301,6 +301,8 @@ def test_gymnasium_vector_wrappers_and_reset_keywords() -> None:
     ("Humanoid-v5", {"frame_skip": 10}, 1 / 0.03),  # follows the frame skip option
     ("Pong-v5", {}, 15.0),  # the console's 60 Hz over frame skip 4: real time
     ("Pong-v5", {"frame_skip": 2}, 30.0),
+    ("CartPole-v1", {}, 50.0),  # classic control: gymnasium's metadata
+    ("Acrobot-v1", {}, 15.0),
 ])
 def test_render_fps_is_the_tasks_real_time_rate(task: str, options: dict, fps: float) -> None:
     env = ep.make(task, env_type="gymnasium", num_envs=1, **options)
@@ -308,11 +310,3 @@ def test_render_fps_is_the_tasks_real_time_rate(task: str, options: dict, fps: f
     assert ep.make_spec(task, **options).render_fps == pytest.approx(fps)
     if task.endswith("-v4"):
         assert round(env.metadata["render_fps"]) == gymnasium.make(task).metadata["render_fps"]
-
-
-def test_render_fps_only_where_render_works() -> None:
-    env = ep.make("CartPole-v1", env_type="gymnasium", num_envs=1)
-    assert "render_fps" not in env.metadata
-    assert ep.make_spec("CartPole-v1").render_fps == 0.0
-    with pytest.raises(ValueError, match="does not support render"):
-        env.render([0])

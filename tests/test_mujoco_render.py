@@ -255,9 +255,7 @@ def test_envpools_render_options() -> None:
         ep.make("Ant-v5", render_mode="human")
     with pytest.raises(ValueError, match=r"render_env_id must be an env id in \[0, 3\)"):
         ep.make("Ant-v5", num_envs=3, render_env_id=3)
-    with pytest.raises(ValueError, match="CartPole-v1 has no render"):
-        ep.make("CartPole-v1", render_mode="rgb_array")
-    assert "render_modes" not in ep.make("CartPole-v1").metadata
+    assert ep.make("CartPole-v1", render_mode="rgb_array").render_mode == "rgb_array"
     atari = ep.make("Pong-v5", render_mode="rgb_array")
     atari.reset()
     assert atari.render().shape == (1, 210, 160, 3)

@@ -546,6 +546,8 @@ NB_MODULE(_core, m) {
   nb::exception<EnvError>(m, "EnvError", PyExc_RuntimeError);
 
   RegisterClassicTasks(TaskRegistry::Global());
+  m.def("load_classic_control_assets", &LoadClassicControlAssets,
+        "Reads Pendulum's arrow image from gymnasium's classic-control assets directory.");
   m.def("register_fault_injection_task",
         [] { testing::RegisterFaultInjectionTask(TaskRegistry::Global()); },
         "Registers FaultInjection-v0, the test-only task that throws on request.");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "classic/classic_canvas.h"
 #include "classic/classic_task.h"
 #include "classic/py_math.h"
 #include "classic/state_info.h"
@@ -14,6 +15,10 @@ namespace {
 constexpr double kPi = std::numbers::pi;
 constexpr double kDt = 0.2;
 constexpr double kLinkLength1 = 1.0;
+constexpr double kLinkLength2 = 1.0;
+// gymnasium's picture: a 500 x 500 frame, 15 frames per second.
+constexpr int kScreenDim = 500;
+constexpr double kRenderFps = 15.0;
 constexpr double kLinkMass1 = 1.0;
 constexpr double kLinkMass2 = 1.0;
 constexpr double kLinkComPos1 = 0.5;
@@ -46,6 +51,8 @@ EnvSpec AcrobotEnv::MakeSpec(const Config& config) {
   spec.obs.push_back(MakeArraySpec<float>("obs", {6}, {-1.0, -1.0, -1.0, -1.0, -kMaxVel1, -kMaxVel2},
                                           {1.0, 1.0, 1.0, 1.0, kMaxVel1, kMaxVel2}));
   AddStateInfo(config, 4, &spec);
+  spec.render_shape = {kScreenDim, kScreenDim};
+  spec.render_fps = kRenderFps;
   spec.action = DiscreteActionSpec(3);
   return spec;
 }
@@ -130,6 +137,47 @@ void AcrobotEnv::WriteObs(OutputRow& row) const {
   obs[4] = static_cast<float>(state_[2]);
   obs[5] = static_cast<float>(state_[3]);
   if (state_in_info_) WriteStateInfo(row, state_.data(), 4);
+}
+
+void AcrobotEnv::Render(std::uint8_t* rgb) {
+  // gymnasium's AcrobotEnv.render, shape for shape.
+  constexpr double kBound = kLinkLength1 + kLinkLength2 + 0.2;
+  constexpr double kScale = kScreenDim / (kBound * 2);
+  constexpr double kOffset = kScreenDim / 2.0;
+  ClassicCanvas canvas(rgb, kScreenDim, kScreenDim);
+  canvas.Fill({255, 255, 255});
+
+  const double theta1 = state_[0];
+  const double theta2 = state_[1];
+  // The joints, as gymnasium's xys = [[0, 0], p1][:, ::-1].
+  const std::array<Point, 2> joints = {
+      Point{0, 0}, Point{kLinkLength1 * std::sin(theta1) * kScale,
+                         -kLinkLength1 * std::cos(theta1) * kScale}};
+  const std::array<double, 2> thetas = {theta1 - kPi / 2, theta1 + theta2 - kPi / 2};
+  const std::array<double, 2> lengths = {kLinkLength1 * kScale, kLinkLength2 * kScale};
+
+  canvas.Line({-2.2 * kScale + kOffset, 1 * kScale + kOffset},
+              {2.2 * kScale + kOffset, 1 * kScale + kOffset}, {0, 0, 0});
+
+  for (int link = 0; link < 2; ++link) {
+    const double x = joints[link].x + kOffset;
+    const double y = joints[link].y + kOffset;
+    const double l = 0;
+    const double r = lengths[link];
+    const double t = 0.1 * kScale;
+    const double b = -0.1 * kScale;
+    const std::array<Point, 4> corners = {Point{l, b}, Point{l, t}, Point{r, t}, Point{r, b}};
+    std::array<Point, 4> body{};
+    for (int i = 0; i < 4; ++i) {
+      Point c = Rotated(corners[i], thetas[link]);
+      body[i] = {c.x + x, c.y + y};
+    }
+    canvas.AaPolygon(body, {0, 204, 204});
+    canvas.FilledPolygon(body, {0, 204, 204});
+    const int joint_radius = static_cast<int>(0.1 * kScale);
+    canvas.AaCircle(static_cast<int>(x), static_cast<int>(y), joint_radius, {204, 204, 0});
+    canvas.FilledCircle(static_cast<int>(x), static_cast<int>(y), joint_radius, {204, 204, 0});
+  }
 }
 
 void RegisterAcrobot(TaskRegistry& registry) {

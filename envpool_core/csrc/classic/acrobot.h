@@ -15,6 +15,7 @@ class AcrobotEnv : public ClassicEnv {
   AcrobotEnv(const EnvSpec& spec, std::uint64_t seed);
   bool Reset(OutputRow& row) override;
   void Step(const void* action, OutputRow& row) override;
+  void Render(std::uint8_t* rgb) override;
 
   static EnvSpec MakeSpec(const Config& config);
 

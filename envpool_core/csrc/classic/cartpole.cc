@@ -2,9 +2,11 @@
 
 #include <string>
 
+#include <array>
 #include <cmath>
 #include <limits>
 
+#include "classic/classic_canvas.h"
 #include "classic/classic_task.h"
 #include "classic/state_info.h"
 
@@ -21,6 +23,10 @@ constexpr double kForceMag = 10.0;
 constexpr double kTau = 0.02;
 const double kThetaThreshold = 12 * 2 * M_PI / 360;
 constexpr double kXThreshold = 2.4;
+// gymnasium's picture: a 600 x 400 frame, 50 frames per second.
+constexpr int kScreenWidth = 600;
+constexpr int kScreenHeight = 400;
+constexpr double kRenderFps = 50.0;
 }  // namespace
 
 CartPoleEnv::CartPoleEnv(const EnvSpec& spec, std::uint64_t seed)
@@ -35,6 +41,8 @@ EnvSpec CartPoleEnv::MakeSpec(const Config& config) {
   spec.obs.push_back(
       MakeArraySpec<float>("obs", {4}, {-hi_x, -inf, -hi_theta, -inf}, {hi_x, inf, hi_theta, inf}));
   AddStateInfo(config, 4, &spec);
+  spec.render_shape = {kScreenHeight, kScreenWidth};
+  spec.render_fps = kRenderFps;
   spec.action = DiscreteActionSpec(2);
   return spec;
 }
@@ -71,6 +79,48 @@ void CartPoleEnv::WriteObs(OutputRow& row) const {
   float* obs = row.Obs<float>();
   for (int i = 0; i < 4; ++i) obs[i] = static_cast<float>(state_[i]);
   if (state_in_info_) WriteStateInfo(row, state_.data(), 4);
+}
+
+void CartPoleEnv::Render(std::uint8_t* rgb) {
+  // gymnasium's CartPoleEnv.render, shape for shape.
+  constexpr double kScale = kScreenWidth / (kXThreshold * 2);
+  constexpr double kPoleWidth = 10.0;
+  constexpr double kPoleLen = kScale * (2 * kLength);
+  constexpr double kCartWidth = 50.0;
+  constexpr double kCartHeight = 30.0;
+  constexpr double kAxleOffset = kCartHeight / 4.0;
+  constexpr int kCartY = 100;  // the top of the track
+  ClassicCanvas canvas(rgb, kScreenHeight, kScreenWidth);
+  canvas.Fill({255, 255, 255});
+
+  const double cartx = state_[0] * kScale + kScreenWidth / 2.0;
+  const std::array<Point, 4> cart = {Point{cartx - kCartWidth / 2, kCartY - kCartHeight / 2},
+                                     Point{cartx - kCartWidth / 2, kCartY + kCartHeight / 2},
+                                     Point{cartx + kCartWidth / 2, kCartY + kCartHeight / 2},
+                                     Point{cartx + kCartWidth / 2, kCartY - kCartHeight / 2}};
+  canvas.AaPolygon(cart, {0, 0, 0});
+  canvas.FilledPolygon(cart, {0, 0, 0});
+
+  const double l = -kPoleWidth / 2;
+  const double r = kPoleWidth / 2;
+  const double t = kPoleLen - kPoleWidth / 2;
+  const double b = -kPoleWidth / 2;
+  const std::array<Point, 4> corners = {Point{l, b}, Point{l, t}, Point{r, t}, Point{r, b}};
+  std::array<Point, 4> pole{};
+  for (int i = 0; i < 4; ++i) {
+    Point c = Rotated(corners[i], -state_[2]);
+    pole[i] = {c.x + cartx, c.y + kCartY + kAxleOffset};
+  }
+  canvas.AaPolygon(pole, {202, 152, 101});
+  canvas.FilledPolygon(pole, {202, 152, 101});
+
+  const int axle_x = static_cast<int>(cartx);
+  const int axle_y = static_cast<int>(kCartY + kAxleOffset);
+  const int axle_radius = static_cast<int>(kPoleWidth / 2);
+  canvas.AaCircle(axle_x, axle_y, axle_radius, {129, 132, 203});
+  canvas.FilledCircle(axle_x, axle_y, axle_radius, {129, 132, 203});
+
+  canvas.HLine(0, kScreenWidth, kCartY, {0, 0, 0});
 }
 
 void RegisterCartPole(TaskRegistry& registry) {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "classic/classic_task.h"
+#include "classic/mountain_car_picture.h"
 #include "classic/py_math.h"
 #include "classic/state_info.h"
 
@@ -30,6 +31,8 @@ EnvSpec ContinuousMountainCarEnv::MakeSpec(const Config& config) {
   spec.obs.push_back(MakeArraySpec<float>("obs", {2}, {kMinPosition, -kMaxSpeed},
                                           {kMaxPosition, kMaxSpeed}));
   AddStateInfo(config, 2, &spec);
+  spec.render_shape = {kMountainCarRenderHeight, kMountainCarRenderWidth};
+  spec.render_fps = kMountainCarRenderFps;
   spec.action = MakeArraySpec<float>("action", {1}, {kMinAction}, {kMaxAction});
   return spec;
 }
@@ -118,6 +121,8 @@ void ContinuousMountainCarEnv::WriteObs(OutputRow& row) const {
   obs[1] = static_cast<float>(state_[1]);
   if (state_in_info_) WriteStateInfo(row, state_.data(), 2);
 }
+
+void ContinuousMountainCarEnv::Render(std::uint8_t* rgb) { DrawMountainCar(rgb, state_[0], kGoalPosition); }
 
 void RegisterContinuousMountainCar(TaskRegistry& registry) {
   AddClassicTask<ContinuousMountainCarEnv>(

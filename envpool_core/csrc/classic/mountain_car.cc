@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "classic/classic_task.h"
+#include "classic/mountain_car_picture.h"
 #include "classic/state_info.h"
 
 namespace envpool_core::classic {
@@ -27,6 +28,8 @@ EnvSpec MountainCarEnv::MakeSpec(const Config& config) {
   spec.obs.push_back(MakeArraySpec<float>("obs", {2}, {kMinPosition, -kMaxSpeed},
                                           {kMaxPosition, kMaxSpeed}));
   AddStateInfo(config, 2, &spec);
+  spec.render_shape = {kMountainCarRenderHeight, kMountainCarRenderWidth};
+  spec.render_fps = kMountainCarRenderFps;
   spec.action = DiscreteActionSpec(3);
   return spec;
 }
@@ -60,6 +63,8 @@ void MountainCarEnv::WriteObs(OutputRow& row) const {
   obs[1] = static_cast<float>(state_[1]);
   if (state_in_info_) WriteStateInfo(row, state_.data(), 2);
 }
+
+void MountainCarEnv::Render(std::uint8_t* rgb) { DrawMountainCar(rgb, state_[0], kGoalPosition); }
 
 void RegisterMountainCar(TaskRegistry& registry) {
   AddClassicTask<MountainCarEnv>(

@@ -14,6 +14,7 @@ class MountainCarEnv : public ClassicEnv {
   MountainCarEnv(const EnvSpec& spec, std::uint64_t seed);
   bool Reset(OutputRow& row) override;
   void Step(const void* action, OutputRow& row) override;
+  void Render(std::uint8_t* rgb) override;
 
   static EnvSpec MakeSpec(const Config& config);
 

@@ -16,4 +16,8 @@ void RegisterClassicTasks(TaskRegistry& registry) {
   classic::RegisterAcrobot(registry);
 }
 
+void LoadClassicControlAssets(const std::string& assets_dir) {
+  classic::LoadPendulumArrow(assets_dir);
+}
+
 }  // namespace envpool_core

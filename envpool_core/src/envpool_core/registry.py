@@ -28,14 +28,18 @@ def _libraries_loaded_before_egl() -> list[str]:
 
 def _register_families() -> None:
     """Registers the Atari, MuJoCo and DeepMind Control Suite tasks from the installed data
-    packages (ale_py's ROMs, gymnasium's and dm_control's MuJoCo models)."""
+    packages (ale_py's ROMs, gymnasium's and dm_control's MuJoCo models), and reads the image
+    of Pendulum's picture from gymnasium's classic-control assets."""
+    gym_dir = _package_dir("gymnasium")
+    arrow = gym_dir / "envs" / "classic_control" / "assets" / "clockwise.png" if gym_dir else None
+    if arrow is not None and arrow.is_file():
+        _core.load_classic_control_assets(str(arrow.parent))
     if hasattr(_core, "register_atari_tasks"):
         ale_dir = _package_dir("ale_py")
         if ale_dir is not None and (ale_dir / "roms").is_dir():
             _core.register_atari_tasks(str(ale_dir / "roms"))
     if hasattr(_core, "register_mujoco_tasks"):
         _core.set_libraries_loaded_before_egl(_libraries_loaded_before_egl())
-        gym_dir = _package_dir("gymnasium")
         if gym_dir is not None:
             _core.register_mujoco_tasks(str(gym_dir / "envs" / "mujoco" / "assets"))
         # Found without importing dm_control (its import loads MuJoCo's Python bindings).
