@@ -136,9 +136,21 @@ def test_spaces_and_limit_match_gymnasium(task_id: str) -> None:
 
 @pytest.mark.parametrize("task_id", TASKS)
 def test_state_in_info_is_opt_in(task_id: str) -> None:
-    env = ep.make(task_id, num_envs=2)
-    _, info = env.reset()
-    assert "state" not in info
+    """The whole float64 state is opt-in; by default only Acrobot has info["state"]: its two
+    angles as float32, as EnvPool's Acrobot gives them."""
+    env = ep.make(task_id, num_envs=2, seed=3)
+    obs, info = env.reset()
+    if task_id.startswith("Acrobot"):
+        assert info["state"].dtype == np.float32 and info["state"].shape == (2, 2)
+        np.testing.assert_allclose(info["state"][:, 0], np.arctan2(obs[:, 1], obs[:, 0]),
+                                   atol=1e-6)
+        np.testing.assert_allclose(info["state"][:, 1], np.arctan2(obs[:, 3], obs[:, 2]),
+                                   atol=1e-6)
+        full = ep.make(task_id, num_envs=2, seed=3, state_in_info=True).reset()[1]["state"]
+        assert full.dtype == np.float64 and full.shape == (2, 4)
+        np.testing.assert_array_equal(info["state"], full[:, :2].astype(np.float32))
+    else:
+        assert "state" not in info
     env.close()
 
 

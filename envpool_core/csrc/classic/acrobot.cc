@@ -50,7 +50,13 @@ EnvSpec AcrobotEnv::MakeSpec(const Config& config) {
   EnvSpec spec;
   spec.obs.push_back(MakeArraySpec<float>("obs", {6}, {-1.0, -1.0, -1.0, -1.0, -kMaxVel1, -kMaxVel2},
                                           {1.0, 1.0, 1.0, 1.0, kMaxVel1, kMaxVel2}));
-  AddStateInfo(config, 4, &spec);
+  if (config.GetBool("state_in_info")) {
+    AddStateInfo(config, 4, &spec);
+  } else {
+    // EnvPool's Acrobot always gives its two angles, float32, as info["state"] (clients and
+    // EnvPool's tests read them); state_in_info replaces them with the whole float64 state.
+    spec.info.push_back(MakeArraySpec<float>("state", {2}));
+  }
   spec.render_shape = {kScreenDim, kScreenDim};
   spec.render_fps = kRenderFps;
   spec.action = DiscreteActionSpec(3);
@@ -136,7 +142,13 @@ void AcrobotEnv::WriteObs(OutputRow& row) const {
   obs[3] = static_cast<float>(std::sin(state_[1]));
   obs[4] = static_cast<float>(state_[2]);
   obs[5] = static_cast<float>(state_[3]);
-  if (state_in_info_) WriteStateInfo(row, state_.data(), 4);
+  if (state_in_info_) {
+    WriteStateInfo(row, state_.data(), 4);
+  } else {
+    float* angles = row.Info<float>(0);
+    angles[0] = static_cast<float>(state_[0]);
+    angles[1] = static_cast<float>(state_[1]);
+  }
 }
 
 void AcrobotEnv::Render(std::uint8_t* rgb) {
