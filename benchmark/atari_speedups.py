@@ -14,7 +14,7 @@ Two parts, both on Breakout-v5 with the main job's shape (8 envs x 128 steps per
 - variants: the script's iteration rebuilt from its own `make_env` and `Agent`, timed by
   phase (env: `step()`; inference: the policy's forward pass and sampling; update: the epochs;
   other: GAE and copies), for `fp32` (the script as it is) and each candidate speed-up alone
-  and combined: `bf16` (`torch.autocast` to bfloat16 around every forward pass),
+  and combined: `bf16` (the script's `--bf16`: its CNN under `torch.autocast` to bfloat16),
   `channels_last` (the network and its inputs in NHWC), `compile_policy` / `compile_update`
   (`torch.compile` of the forward pass used while acting / while updating),
   `torch_threads_2` (torch on 2 threads beside the engine's), `engine_threads_1` (the engine on
@@ -30,7 +30,6 @@ benchmark/out/, git-ignored).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib.util
 import json
 import os
@@ -82,7 +81,7 @@ def time_iterations(options: dict, iterations: int, warmup: int) -> dict:
         script.envpool = SimpleNamespace(make=lambda *a, **k: make(
             *a, num_threads=options["engine_threads"], **k))
     envs = script.make_env(ENV_ID, NUM_ENVS, NUM_ENVS, 1)
-    agent = script.Agent(envs)
+    agent = script.Agent(envs, bf16=options.get("bf16", False))  # the script's own --bf16
     fmt = torch.channels_last if options.get("channels_last") else torch.contiguous_format
     agent = agent.to(memory_format=fmt)
     optimizer = torch.optim.Adam(agent.parameters(), lr=2.5e-4, eps=1e-5)
@@ -92,9 +91,6 @@ def time_iterations(options: dict, iterations: int, warmup: int) -> dict:
         act = torch.compile(agent.get_action_and_value)
     if options.get("compile_update"):
         evaluate = torch.compile(agent.get_action_and_value)
-    autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if options.get("bf16") \
-        else contextlib.nullcontext
-
     obs = torch.zeros((NUM_STEPS, NUM_ENVS, *envs.observation_space.shape), dtype=torch.uint8)
     actions = torch.zeros((NUM_STEPS, NUM_ENVS), dtype=torch.long)
     logprobs = torch.zeros((NUM_STEPS, NUM_ENVS))
@@ -109,10 +105,10 @@ def time_iterations(options: dict, iterations: int, warmup: int) -> dict:
         for step in range(NUM_STEPS):
             obs[step] = next_obs
             t0 = time.perf_counter()
-            with torch.no_grad(), autocast():
+            with torch.no_grad():
                 action, logprob, _, value = act(next_obs.to(memory_format=fmt))
-            actions[step], logprobs[step] = action, logprob.float()
-            values[step] = value.float().flatten().numpy()
+            actions[step], logprobs[step] = action, logprob
+            values[step] = value.flatten().numpy()
             t1 = time.perf_counter()
             next_obs, reward, terminated, truncated, _ = envs.step(action.numpy())
             t2 = time.perf_counter()
@@ -120,8 +116,8 @@ def time_iterations(options: dict, iterations: int, warmup: int) -> dict:
             next_obs = torch.as_tensor(next_obs)
             spent["inference"] += t1 - t0
             spent["env"] += t2 - t1
-        with torch.no_grad(), autocast():
-            next_value = act(next_obs.to(memory_format=fmt))[3].float().flatten().numpy()
+        with torch.no_grad():
+            next_value = act(next_obs.to(memory_format=fmt))[3].flatten().numpy()
         advantages = script.compute_gae(rewards, values, dones, np.zeros_like(dones), next_value,
                                         0.99, 0.95)
         b_obs = obs.reshape(-1, *obs.shape[2:]).to(memory_format=fmt)
@@ -131,14 +127,13 @@ def time_iterations(options: dict, iterations: int, warmup: int) -> dict:
         t_update = time.perf_counter()
         for _ in range(EPOCHS):
             for mb in np.array_split(np.random.permutation(NUM_STEPS * NUM_ENVS), MINIBATCHES):
-                with autocast():
-                    _, newlogprob, entropy, newvalue = evaluate(b_obs[mb], b_actions[mb])
-                ratio = (newlogprob.float() - b_logprobs[mb]).exp()
+                _, newlogprob, entropy, newvalue = evaluate(b_obs[mb], b_actions[mb])
+                ratio = (newlogprob - b_logprobs[mb]).exp()
                 adv = b_advantages[mb]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(0.9, 1.1)).mean()
-                v_loss = 0.5 * ((newvalue.float().view(-1) - b_returns[mb]) ** 2).mean()
-                loss = pg_loss - 0.01 * entropy.float().mean() + 0.5 * v_loss
+                v_loss = 0.5 * ((newvalue.view(-1) - b_returns[mb]) ** 2).mean()
+                loss = pg_loss - 0.01 * entropy.mean() + 0.5 * v_loss
                 optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
