@@ -219,10 +219,44 @@ def test_a_mujoco_error_in_mj_makeData_is_an_error_at_make(tmp_path: Path) -> No
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
         ep.make("Hopper-v4", num_envs=4, num_threads=1, xml_file={xml!r})
-    except RuntimeError as e:
+    except ep.EnvError as e:
         print(e)
     """)
-    assert "MuJoCo error in mj_makeData: Could not allocate memory" in out
+    assert "of Hopper-v4 failed in make: MuJoCo error in mj_makeData: Could not allocate memory" in out
+
+
+def test_a_mujoco_error_in_mj_copyModel_is_an_error_at_make(tmp_path: Path) -> None:
+    # The Control Suite's tasks that change their model (finger's target, say) give each env a
+    # copy of it. A 200 MB texture in finger.xml (read from a dm_control package made here)
+    # makes each copy that large; with the address space capped, the second copy fails, and
+    # MuJoCo raises an error (mju_error) that ended the process.
+    import dm_control
+
+    suite = Path(dm_control.__file__).parent / "suite"
+    package = tmp_path / "dm_control"
+    (package / "suite").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    for path in suite.iterdir():
+        if path.name != "finger.xml":
+            (package / "suite" / path.name).symlink_to(path)
+    texture = ('<asset><texture name="huge" type="2d" builtin="checker" width="8192" '
+               'height="8192" rgb1="0 0 0" rgb2="1 1 1"/></asset>')
+    (package / "suite" / "finger.xml").write_text(
+        (suite / "finger.xml").read_text().replace("<worldbody>", texture + "<worldbody>", 1))
+    out = run_child(f"""
+    import resource, sys
+    sys.path.insert(0, {str(tmp_path)!r})
+    import envpool_core as ep  # registers the Control Suite from the package above
+    ep.make_dm("FingerSpin-v1", num_envs=1).close()  # compiled and cached
+    status = open("/proc/self/status").read().split("VmSize:")[1].split()[0]
+    limit = int(status) * 1024 + (300 << 20)  # room for one more copy, not two
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:
+        ep.make_dm("FingerSpin-v1", num_envs=4, num_threads=1)
+    except ep.EnvError as e:
+        print(e)
+    """, prelude="")
+    assert "of FingerSpin-v1 failed in make: MuJoCo error in mj_copyModel: Could not allocate" in out
 
 
 def test_a_mujoco_error_while_rendering_fails_that_render(tmp_path: Path) -> None:
@@ -242,6 +276,37 @@ def test_a_mujoco_error_while_rendering_fails_that_render(tmp_path: Path) -> Non
     pool.close()
     """)
     assert "maximum number of materials" in out
+
+
+def test_a_mujoco_error_while_updating_the_scene_fails_that_render(tmp_path: Path) -> None:
+    # A cloth of 100 x 100 vertices fixed to the world: stepping needs 157 kB of MuJoCo's
+    # stack for it, drawing it 240 kB more (mjv_updateScene's smooth vertex normals). With a
+    # 200 kB arena the hopper steps, and mjv_updateScene raises an error (mju_error) on the
+    # worker that renders. render() raises, the pool steps on, and the frame the failed call
+    # had marked on the env's stack is given back: failures in a row, in the same state, see
+    # as much free stack as the first.
+    cloth = ('<flexcomp name="cloth" type="grid" count="100 100 1" spacing="0.01 0.01 0.01" '
+             'pos="0 0 2" dim="2" radius="0.001" rigid="true">'
+             '<contact contype="0" conaffinity="0"/></flexcomp>')
+    xml = _edited_hopper(tmp_path, "cloth_hopper.xml", "<worldbody>", "<worldbody>" + cloth)
+    xml_text = Path(xml).read_text().replace('<mujoco model="hopper">',
+                                             '<mujoco model="hopper"><size memory="200K"/>', 1)
+    Path(xml).write_text(xml_text)
+    out = run_child(f"""
+    pool = ep.make("Hopper-v4", num_envs=2, num_threads=2, xml_file={xml!r},
+                   render_width=32, render_height=32)
+    pool.reset()
+    for _ in range(2):
+        for _ in range(50):
+            assert pool.step(np.zeros((2, 3)))[1].shape == (2,)
+        free = set()
+        for _ in range(3):
+            error = expect_env_error(pool.render, "env 0 of Hopper-v4 failed in render: "
+                                     "MuJoCo error in mjv_updateScene:", "mjv_updateActiveFlex")
+            free.add(error.split("available = ")[1].split(",")[0])
+        assert len(free) == 1, free
+    pool.close()
+    """)
 
 
 @pytest.mark.parametrize("task_id", ["Reacher-v4", "Reacher-v5"])

@@ -86,6 +86,15 @@ EnvPool::EnvPool(const TaskDef& task, EnvSpec spec)
       try {
         envs_[static_cast<std::size_t>(i)].env =
             task.make_env(spec_, i, static_cast<std::uint64_t>(seeds[static_cast<std::size_t>(i)]));
+      } catch (const std::runtime_error& e) {
+        // A failure of the env itself (MuJoCo out of memory, say), named as the
+        // pool's later failures are; a bad argument stays a ValueError.
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) {
+          error = std::make_exception_ptr(EnvError("env " + std::to_string(i) + " of " +
+                                                   spec_.config.GetString("task_id") +
+                                                   " failed in make: " + e.what()));
+        }
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mutex);
         if (!error) error = std::current_exception();

@@ -57,6 +57,9 @@ struct EnvError : std::runtime_error {
 class EnvPool {
  public:
   // Creates the envs of `spec` (in parallel) and starts the workers. Throws
+  // EnvError naming the env when an env's constructor fails at run time
+  // (MuJoCo out of memory, say), its own exception when that is not a
+  // std::runtime_error (a bad option: std::invalid_argument), and
   // std::runtime_error when the threads cannot be started (nothing is left
   // running).
   EnvPool(const TaskDef& task, EnvSpec spec);

@@ -113,9 +113,20 @@ class ThreadRenderer {
     // Bound on every call: another model's context may have bound its own.
     Trapped("mjr_setBuffer", [&] { mjr_setBuffer(mjFB_OFFSCREEN, &con); });
     r->option.flags[mjVIS_RANGEFINDER] = rangefinder_rays ? 1 : 0;
-    Trapped("mjv_updateScene", [&] {
-      mjv_updateScene(m, d, &r->option, &r->perturb, camera, mjCAT_ALL, &r->scene);
-    });
+    // An error inside mjv_updateScene leaves the frame it marked on d's stack
+    // (mj_markStack): unmarked here, so that the env steps on with its whole
+    // arena after a failed frame.
+    const std::size_t pstack = d->pstack;
+    const std::size_t pbase = d->pbase;
+    try {
+      Trapped("mjv_updateScene", [&] {
+        mjv_updateScene(m, d, &r->option, &r->perturb, camera, mjCAT_ALL, &r->scene);
+      });
+    } catch (...) {
+      d->pstack = pstack;
+      d->pbase = pbase;
+      throw;
+    }
     mjrRect viewport = {0, 0, width, height};
     Trapped("mjr_render", [&] { mjr_render(viewport, &r->scene, &con); });
     pixels_.resize(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 3);
