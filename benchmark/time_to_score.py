@@ -25,6 +25,9 @@ reached the target within the limit, the median time over all seeds (one that di
 counts as more than the limit, so the median is a lower bound "> N s" where such a seed is in
 the middle), the best return's median and min–max, and every seed's figures.
 `--remake OUT.json` rewrites OUT.md and OUT.png from a results file without running anything.
+`--script-args "--ent-coef 0.001"` passes options to this repo's scripts (xla_jax, ppo_mujoco):
+the table names the system with them, so that settings can be compared run against run. The
+policy's entropy (`losses/entropy`, where a script logs it) is kept with each run.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import signal
 import statistics
 import subprocess
@@ -65,19 +69,33 @@ runner.run({"train": True, "play": False})
 SYSTEMS = ("xla_jax", "ppo_mujoco", "rl_games_envpool_core", "rl_games_envpool", "cleanrl")
 
 
-def command(system: str, env_id: str, seed: int, cleanrl: str | None) -> list[str]:
-    if system == "xla_jax":
-        return [sys.executable, str(ROOT / "ppo_mujoco_envpool_xla_jax.py"), "--env-id", env_id,
-                "--seed", str(seed)]
-    if system == "ppo_mujoco":
-        return [sys.executable, str(ROOT / "ppo_mujoco_envpool.py"), "--env-id", env_id,
-                "--seed", str(seed)]
+def command(system: str, env_id: str, seed: int, cleanrl: str | None,
+            script_args: str = "") -> list[str]:
+    if system in ("xla_jax", "ppo_mujoco"):
+        script = "ppo_mujoco_envpool_xla_jax.py" if system == "xla_jax" else "ppo_mujoco_envpool.py"
+        return [sys.executable, str(ROOT / script), "--env-id", env_id, "--seed", str(seed),
+                *shlex.split(script_args)]
+    if script_args:
+        sys.exit(f"error: --script-args is for this repo's scripts, not {system}")
     if system == "cleanrl":
         if cleanrl is None:
             sys.exit("error: --systems cleanrl needs --cleanrl PATH/ppo_continuous_action.py")
         return [sys.executable, cleanrl, "--env-id", env_id, "--seed", str(seed)]
     config = f"mujoco/{env_id.split('-')[0].lower()}_envpool.yaml"
     return [sys.executable, "-c", RL_GAMES, config, str(seed), system.split("_", 2)[2]]
+
+
+def scalar(workdir: Path, tag: str) -> list[tuple[int, float]]:
+    """(env steps, value) of a scalar a run logged, [] if it logged none."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    points = []
+    for events in workdir.rglob("events.out.tfevents*"):
+        acc = EventAccumulator(str(events), size_guidance={"scalars": 0})
+        acc.Reload()
+        if tag in acc.Tags()["scalars"]:
+            points += [(e.step, e.value) for e in acc.Scalars(tag)]
+    return sorted(points)
 
 
 def curve(workdir: Path, start: float) -> list[tuple[float, int, float]]:
@@ -100,9 +118,9 @@ def curve(workdir: Path, start: float) -> list[tuple[float, int, float]]:
 
 
 def run_one(system: str, env_id: str, seed: int, wall_limit: float,
-            cleanrl: str | None) -> dict:
+            cleanrl: str | None, script_args: str = "") -> dict:
     workdir = Path(tempfile.mkdtemp(prefix=f"tts-{system}-{seed}-"))
-    cmd = command(system, env_id, seed, cleanrl)
+    cmd = command(system, env_id, seed, cleanrl, script_args)
     env = dict(os.environ)
     if system == "cleanrl":  # gymnasium 1.x's TransformObservation signature, as training.py
         env["REFERENCE_COMPAT"] = "1"
@@ -124,8 +142,9 @@ def run_one(system: str, env_id: str, seed: int, wall_limit: float,
     best = max((p[2] for p in points), default=float("nan"))
     print(f"{system} seed {seed}: {wall:.0f} s, {len(points)} points, best {best:.0f}, load "
           f"{statistics.mean(loads):.1f}, log {workdir / 'log.txt'}", flush=True)
-    return {"system": system, "env_id": env_id, "seed": seed, "command": cmd, "wall_s": wall,
-            "returncode": proc.returncode, "load_average": loads, "curve": points}
+    return {"system": system, "script_args": script_args, "env_id": env_id, "seed": seed,
+            "command": cmd, "wall_s": wall, "returncode": proc.returncode,
+            "load_average": loads, "curve": points, "entropy": scalar(workdir, "losses/entropy")}
 
 
 def thin(points: list, most: int = 1000) -> list:
@@ -174,6 +193,11 @@ def system_summary(summaries: list[dict], wall_limit: float) -> dict:
             "best_min": min(bests, default=None), "best_max": max(bests, default=None)}
 
 
+def label(run: dict) -> str:
+    """A run's system, with the options it passed to the script."""
+    return f"{run['system']} {run.get('script_args', '')}".strip()
+
+
 def summarize(runs: list[dict], target: float, at_steps: list[int], wall_limit: float,
               cpus: int | None = None) -> str:
     """The table: per system, how many seeds reached the target, the median time over all of
@@ -184,8 +208,8 @@ def summarize(runs: list[dict], target: float, at_steps: list[int], wall_limit: 
              f"| steps in {limit} (median) | "
              + " | ".join(f"return at {s / 1e6:g}M steps (median)" for s in at_steps)
              + " | load average |", "|-" * (7 + len(at_steps)) + "|"]
-    for system in dict.fromkeys(r["system"] for r in runs):
-        mine = [r for r in runs if r["system"] == system]
+    for system in dict.fromkeys(label(r) for r in runs):
+        mine = [r for r in runs if label(r) == system]
         summaries = [r["summary"] for r in mine]
         figures = system_summary(summaries, wall_limit)
         times = [m["time_to_target_s"] for m in summaries]
@@ -239,6 +263,8 @@ def main() -> None:
     parser.add_argument("--at-steps", nargs="+", type=int, default=[500000, 1000000])
     parser.add_argument("--cleanrl", default=None,
                         help="path of CleanRL's ppo_continuous_action.py")
+    parser.add_argument("--script-args", default="",
+                        help="options for this repo's scripts, e.g. \"--ent-coef 0.001\"")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--remake", type=Path, nargs="+", default=None, metavar="OUT.json",
                         help="no runs: rewrite the tables and plots of these results files")
@@ -250,14 +276,15 @@ def main() -> None:
     out = args.out or ROOT / "benchmark" / "out" / \
         f"time_to_score_{args.env_id.split('-')[0].lower()}"
     out.parent.mkdir(parents=True, exist_ok=True)
-    runs = [run_one(system, args.env_id, seed, args.wall_limit, args.cleanrl)
+    runs = [run_one(system, args.env_id, seed, args.wall_limit, args.cleanrl, args.script_args)
             for system in args.systems for seed in args.seeds]
     for r in runs:
         r["summary"] = run_summary(r["curve"], args.target, args.at_steps)
     table = summarize(runs, args.target, args.at_steps, args.wall_limit, os.cpu_count())
     print(table)
+    kept = [{**r, "curve": thin(r["curve"]), "entropy": thin(r["entropy"], 200)} for r in runs]
     data = {"env_id": args.env_id, "target": args.target, "wall_limit": args.wall_limit,
-            "cpus": os.cpu_count(), "runs": [{**r, "curve": thin(r["curve"])} for r in runs]}
+            "cpus": os.cpu_count(), "runs": kept}
     out.with_suffix(".json").write_text(json.dumps(data, indent=1))
     out.with_suffix(".md").write_text(table + "\n")
     plot(data, out.with_suffix(".png"))

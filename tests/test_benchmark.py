@@ -240,6 +240,27 @@ def test_time_to_score_table_reports_every_seed() -> None:
                                                                         300.0, cpus=2)
 
 
+def test_time_to_score_passes_script_options_and_names_them(tmp_path: Path) -> None:
+    """--script-args reaches this repo's scripts and names the row; the policy's entropy is
+    read where the script logs it."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    tts = _time_to_score_module()
+    cmd = tts.command("xla_jax", "Ant-v4", 3, None, "--ent-coef 0.001 --num-steps 64")
+    assert cmd[-6:] == ["--seed", "3", "--ent-coef", "0.001", "--num-steps", "64"]
+    assert cmd[1].endswith("ppo_mujoco_envpool_xla_jax.py")
+    writer = SummaryWriter(str(tmp_path / "run"))
+    for i in range(3):
+        writer.add_scalar("losses/entropy", 11.0 - i, 1000 * i)
+    writer.close()
+    assert tts.scalar(tmp_path, "losses/entropy") == [(0, 11.0), (1000, 10.0), (2000, 9.0)]
+    runs = [{"system": "xla_jax", "script_args": args, "seed": 1, "load_average": [2.0],
+             "summary": {"time_to_target_s": None, "best": 600.0, "steps": 2_000_000,
+                         "return_at_steps": {"1000000": 500.0}}} for args in ("", "--ent-coef 1")]
+    table = tts.summarize(runs, 3000.0, [1000000], 300.0, cpus=2)
+    assert "| xla_jax | 1 | 0 of 1 |" in table and "| xla_jax --ent-coef 1 | 1 | 0 of 1 |" in table
+
+
 def test_atari_speedups_times_each_phase_of_the_main_jobs_iteration(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmark" / "atari_speedups.py"), "--variants", "fp32",
