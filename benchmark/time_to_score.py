@@ -157,6 +157,12 @@ def time_to(points: list, target: float) -> float | None:
     return next((t for t, _, value in points if value >= target), None)
 
 
+def steps_to(points: list, target: float) -> int | None:
+    """Env steps at the first point at or above `target`: what the machine's load does not
+    change, where the time does."""
+    return next((s for _, s, value in points if value >= target), None)
+
+
 def value_at(points: list, step: int) -> float | None:
     """The last-100 mean at the first point at or after `step` env steps."""
     return next((value for _, s, value in points if s >= step), None)
@@ -165,6 +171,7 @@ def value_at(points: list, step: int) -> float | None:
 def run_summary(points: list, target: float, at_steps: list[int]) -> dict:
     """A run's figures, from its whole curve (the JSON keeps a thinned one)."""
     return {"time_to_target_s": time_to(points, target),
+            "steps_to_target": steps_to(points, target),
             "best": max((p[2] for p in points), default=None),
             "steps": max((p[1] for p in points), default=0),
             "return_at_steps": {str(s): value_at(points, s) for s in at_steps}}
@@ -207,7 +214,8 @@ def summarize(runs: list[dict], target: float, at_steps: list[int], wall_limit: 
              f"median of all seeds (per seed) | best within {limit}: median, min–max (per seed) "
              f"| steps in {limit} (median) | "
              + " | ".join(f"return at {s / 1e6:g}M steps (median)" for s in at_steps)
-             + " | load average |", "|-" * (7 + len(at_steps)) + "|"]
+             + f" | env steps to {target:,.0f} (per seed) | load average |",
+             "|-" * (8 + len(at_steps)) + "|"]
     for system in dict.fromkeys(label(r) for r in runs):
         mine = [r for r in runs if label(r) == system]
         summaries = [r["summary"] for r in mine]
@@ -225,11 +233,13 @@ def summarize(runs: list[dict], target: float, at_steps: list[int], wall_limit: 
         for s in at_steps:
             values = [v for m in summaries if (v := m["return_at_steps"][str(s)]) is not None]
             at.append(f"{statistics.median(values):,.0f} ({len(values)} seeds)" if values else "-")
+        to_target = ", ".join("-" if (n := m.get("steps_to_target")) is None else f"{n / 1e6:.2f}M"
+                              for m in summaries)
         load = statistics.mean(x for r in mine for x in r["load_average"])
         seeds = ", ".join(str(r["seed"]) for r in mine)
         lines.append(f"| {system} | {seeds} | {figures['reached']} of {figures['seeds']} | "
                      f"{shown} ({per_seed}) | {best} | {steps:,.0f} | " + " | ".join(at)
-                     + f" | {load:.1f} |")
+                     + f" | {to_target} | {load:.1f} |")
     return "\n".join(lines) + (
         f"\n\n{cpus or os.cpu_count()} cores; a seed that did not reach the target within the "
         f"limit (its run stopped at the limit, or ended earlier) counts as > {limit} in the "

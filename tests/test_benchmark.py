@@ -193,7 +193,8 @@ def test_time_to_score_reads_curves_and_summarizes(tmp_path: Path) -> None:
     assert tts.curve(tmp_path / "rl_games", start) == [
         (10.0 * i, 4096 * i, 100.0 * i) for i in range(5)]
     summary = tts.run_summary(points, 990.0, [5000])
-    assert summary == {"time_to_target_s": 149.0, "best": points[149][2], "steps": 14900,
+    assert summary == {"time_to_target_s": 149.0, "steps_to_target": 14900,
+                       "best": points[149][2], "steps": 14900,
                        "return_at_steps": {"5000": tts.value_at(points, 5000)}}
     runs = [{"system": "xla_jax", "env_id": "Ant-v4", "seed": 1, "load_average": [1.0],
              "curve": tts.thin(points, most=10), "summary": summary}]
@@ -235,6 +236,9 @@ def test_time_to_score_table_reports_every_seed() -> None:
     table = tts.summarize(runs, 3000.0, [1000000], 300.0, cpus=2)
     row = "| xla_jax | 1, 2, 3 | 2 of 3 | 217 s (> 300, 212, 217) | 4,080, 674–4,146 (674, 4,146, "
     assert row in table
+    assert "| -, -, - | 2.0 |" in table  # no env steps to the target recorded
+    runs[1]["summary"]["steps_to_target"] = 1_900_000
+    assert "| -, 1.90M, - | 2.0 |" in tts.summarize(runs, 3000.0, [1000000], 300.0, cpus=2)
     runs[2]["summary"]["time_to_target_s"] = None
     assert "| 1 of 3 | > 300 s (> 300, 212, > 300) |" in tts.summarize(runs, 3000.0, [1000000],
                                                                         300.0, cpus=2)
