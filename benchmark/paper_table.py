@@ -293,9 +293,11 @@ def markdown(raw: dict[str, Any], info: dict[str, Any], models: dict[str, Any],
     return "\n".join(lines)
 
 
-def plots(raw: dict[str, Any], out: Path, stem: str = "paper_table") -> list[str]:
+def plots(raw: dict[str, Any], out: Path, stem: str = "paper_table",
+          machine: dict[str, Any] | None = None) -> list[str]:
     """Each system's FPS at its best setting per task, with the min-max over the repeats,
-    in one figure (benchmark/plots.py's style)."""
+    in one figure (benchmark/plots.py's style), titled with the machine it was measured on
+    (the JSON's "machine": CPU, cores, load average)."""
     tasks = {}
     for name, rows in raw.items():
         task, skip = TASKS[name]
@@ -305,7 +307,8 @@ def plots(raw: dict[str, Any], out: Path, stem: str = "paper_table") -> list[str
             if b:
                 tasks[task][row] = [v * skip for v in per_setting[b[0]] if isinstance(v, float)]
     path = out / f"{stem}.png"
-    plot_style.throughput(tasks, path, title="FPS at each system's best setting")
+    plot_style.throughput(tasks, path, title="FPS at each system's best setting, measured on "
+                          f"{plot_style.machine_title(machine)}")
     return [str(path)]
 
 
@@ -383,7 +386,7 @@ def write(out: Path, stem: str, saved: dict[str, Any], table: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{stem}.json").write_text(json.dumps(saved, indent=2))
     (out / f"{stem}.md").write_text(table)
-    plots(saved["results"], out, stem)
+    plots(saved["results"], out, stem, saved.get("machine"))
 
 
 if __name__ == "__main__":

@@ -2,12 +2,18 @@
 
     python benchmark/plots.py            # redraws every figure in benchmark/results/
 
-Learning curves: one row of panels per task, return against env steps and against wall time,
-each system's runs aggregated over seeds (the mean of the seeds' smoothed curves, with the
-min-max band across seeds) and a reference's published figure (mean ± std) as a horizontal line
-with its band. Time to score: every seed's curve thin and the median of the seeds thick, one
+Learning curves: one row of panels per task and budget (runs whose budgets differ more than
+`BUDGET_RATIO` times get rows of their own), return against env steps and against wall time.
+Every seed is drawn thin and the mean of the seeds thick (the tables' final returns are means
+over seeds); a seed with few logged returns is drawn as points, one per logged return, not as
+a smoothed line. Each group's final return as the tables give it (the mean of the last 10% of
+the logged returns, mean ± std over seeds) is a diamond with its error bar at the last step; a
+reference's published figure (mean ± std) is a star with its error bar at the step it was
+measured at; a random policy's score, where the repo cites one (`RANDOM_SCORES`), is a
+labelled line. Time to score: every seed's curve thin and the median of the seeds thick, one
 colour per system. Throughput: one panel per task, the median of the repeats as a bar with the
-min-max over repeats as its error bar. Every system has one colour in every figure (`COLORS`).
+min-max over repeats as its error bar, the machine in the title. Every system has one colour
+in every figure (`COLORS`); legends sit outside the panels.
 `benchmark/training.py`, `paper_table.py` and `time_to_score.py` draw their figures here; run
 as a script, this file redraws every figure in benchmark/results/ from its JSON file.
 """
@@ -59,6 +65,14 @@ SCRIPT_REFERENCES: dict[tuple[str, str], tuple[str, tuple[float, float, int, str
     ("impala_atari", "Breakout-v5"): ("Cleanba", (482.12, 9.36, 50_000_000, CLEANBA_ATARI)),
     ("ppo_distributed", "Breakout-v5"): ("Cleanba", (422.21, 6.83, 50_000_000, CLEANBA_ATARI)),
 }
+# A random policy's score, where the repo cites one: task -> (score, source). Breakout's is the
+# "Random Play" column of the DQN paper's table (Mnih et al. 2015, Nature 518, Extended Data
+# Table 2), the figure docs/ppo_distributed.md and docs/impala_atari.md cite.
+RANDOM_SCORES: dict[str, tuple[float, str]] = {"Breakout-v5": (1.7, "the DQN paper's table")}
+# Runs whose budgets differ more than this many times are drawn in rows of their own.
+BUDGET_RATIO = 4
+# A seed with fewer logged returns than this is drawn as points, not as a smoothed line.
+POINTS_BELOW = 60
 
 
 def reference_of(task: str, scripts: set[str]) -> tuple[str, tuple[float, float, int, str]] | None:
@@ -96,15 +110,33 @@ def smooth(values: Sequence[float], window: int) -> np.ndarray:
     return (sums[1:] - sums[lo]) / (np.arange(1, len(x) + 1) - lo)
 
 
+def trailing_mean(
+    x: Sequence[float], y: Sequence[float], window: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(x, mean of the last `window` values of y) from the first x where the window is full.
+
+    A curve drawn from the first logged value on would start at one episode's return (Breakout's
+    first game often scores 0, below a random policy): it starts at the `window`-th logged
+    value (the last, for a seed with fewer values), the first mean of `window` values."""
+    first = min(window, len(y)) - 1
+    return np.asarray(x, dtype=float)[first:], smooth(y, window)[first:]
+
+
+def final_return(returns: Sequence[float]) -> float:
+    """The tables' final return (training.py): the mean of the last 10% of the logged returns."""
+    return float(np.mean(returns[-max(1, len(returns) // 10) :]))
+
+
 def aggregate(
     curves: Sequence[tuple[Sequence[float], Sequence[float]]], window: int = 20, points: int = 200
 ) -> dict[str, np.ndarray]:
     """Seeds' (x, returns) curves -> their smoothed mean and min-max band on a common x grid.
 
-    Each curve is smoothed (`smooth`), then interpolated at `points` x values between the
-    latest first x and the earliest last x of the curves, where every seed has data.
+    Each curve is smoothed (`trailing_mean`: from its `window`-th value on), then interpolated
+    at `points` x values between the latest first x and the earliest last x of the smoothed
+    curves, where every seed has data.
     """
-    smoothed = [(np.asarray(x, dtype=float), smooth(y, window)) for x, y in curves if len(x)]
+    smoothed = [trailing_mean(x, y, window) for x, y in curves if len(x)]
     start = max(x[0] for x, _ in smoothed)
     end = min(x[-1] for x, _ in smoothed)
     grid = np.linspace(start, end, points)
@@ -150,6 +182,7 @@ def runs_from_training(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "steps": steps,
                 "returns": returns,
                 "wall": list(wall_times(steps, r["sps"])) if r.get("sps") else None,
+                "final": final_return(returns),
             }
         )
     return runs
@@ -271,6 +304,33 @@ def _pyplot():
     return plt
 
 
+def _steps(n: float) -> str:
+    """200000 -> '200k', 1000000 -> '1M'."""
+    return f"{n / 1e6:g}M" if n >= 1e6 else f"{n / 1e3:g}k"
+
+
+def budget_rows(runs: list[dict[str, Any]]) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """(task, budget title, runs) per row: the runs of a task, split where budgets (in steps)
+    differ more than `BUDGET_RATIO` times, so that a 5k-step run and a 200k-step run do not
+    share an x axis; budgets that are not step counts (a time limit) get a row each."""
+    rows = []
+    for task in dict.fromkeys(r["task"] for r in runs):
+        mine = [r for r in runs if r["task"] == task]
+        steps = sorted({r["budget"] for r in mine if isinstance(r["budget"], int)})
+        classes: list[list[int]] = []
+        for b in steps:
+            if classes and b <= BUDGET_RATIO * classes[-1][0]:
+                classes[-1].append(b)
+            else:
+                classes.append([b])
+        for c in classes:
+            budget = _steps(c[0]) + (f"–{_steps(c[-1])}" if len(c) > 1 else "") + " steps"
+            rows.append((task, budget, [r for r in mine if r["budget"] in c]))
+        for b in dict.fromkeys(r["budget"] for r in mine if not isinstance(r["budget"], int)):
+            rows.append((task, str(b), [r for r in mine if r["budget"] == b]))
+    return rows
+
+
 def learning_curves(
     runs: list[dict[str, Any]],
     path: Path,
@@ -279,108 +339,248 @@ def learning_curves(
     references: bool = True,
     target: float | None = None,
 ) -> dict[str, Any]:
-    """One row per task: return against env steps and against wall time, mean over seeds.
+    """One row per task and budget (`budget_rows`): return against env steps, and against wall
+    time where the runs logged it.
 
-    Runs of one (system, script) in a task are aggregated; the reference of the task, if
-    `reference_of` finds one, is a dashed line with its ± std band; `target`, a dotted one. The
-    wall-time panel shows each run on its own. Returns the aggregates drawn against env steps,
-    by task and label, so callers and tests can check the figure's numbers."""
+    Runs of one (system, script, budget) in a row are a group: each seed thin (a trailing mean
+    over `window` logged returns from the `window`-th on, or, for a seed with fewer than
+    `POINTS_BELOW` logged returns, a point per logged return) and the mean of the seeds thick.
+    Each group's final return (`final_return`, mean ± std over seeds, as the tables give it) is a
+    diamond at its last step. The reference of the task, if `reference_of` finds one, is a star
+    with its ± std error bar at the step it was measured at (a note when that step is far off
+    the budget's scale); a random policy's score (`RANDOM_SCORES`), a dash-dotted line; `target`,
+    a dotted one. The wall-time panel shows each run on its own: wall time depends on the
+    machine's load during the run. Returns the aggregates drawn against env steps, by row title
+    ('task, budget') and label, so that callers and tests can check the figure's numbers."""
     plt = _pyplot()
+    from matplotlib.lines import Line2D
     from matplotlib.ticker import EngFormatter
 
-    tasks = list(dict.fromkeys(r["task"] for r in runs))
+    rows = budget_rows(runs)
     wall = any(r["wall"] for r in runs)
     cols = 2 if wall else 1
-    fig, axes = plt.subplots(
-        len(tasks), cols, figsize=(6.5 * cols, 4.2 * len(tasks)), squeeze=False
-    )
+    fig = plt.figure(layout="constrained", figsize=(6.5 * cols, 5.4 * len(rows)))
+    subfigs = np.atleast_1d(fig.subfigures(len(rows), 1))
     drawn: dict[str, Any] = {}
-    for row, task in zip(axes, tasks, strict=True):
+    for subfig, (task, budget, mine_row) in zip(subfigs, rows, strict=True):
+        row = np.atleast_1d(subfig.subplots(1, cols))
+        name = f"{task}, {budget}"
         groups: dict[tuple[str, str, Any], list] = {}
-        for r in runs:
-            if r["task"] == task:
-                groups.setdefault((r["system"], r["script"], r["budget"]), []).append(r)
+        for r in mine_row:
+            groups.setdefault((r["system"], r["script"], r["budget"]), []).append(r)
         styles: dict[str, int] = {}
-        for (system, script, budget), mine in groups.items():
+        smoothed = thin = points = means = False
+        longest = max(r["steps"][-1] for r in mine_row)
+        for (system, script, group_budget), mine in groups.items():
             style = ("-", "--", ":", "-.")[styles.setdefault(system, 0) % 4]
+            marker = ("o", "s", "^", "v")[styles[system] % 4]
             styles[system] += 1
-            seeds = sorted(r["seed"] for r in mine)
-            if isinstance(budget, int):
-                budget = (
-                    f"{budget / 1e6:g}M" if budget >= 1e6 else f"{budget / 1e3:g}k"
-                ) + " steps"
-            label = f"{script} ({system}), {budget}, {len(mine)} seed{'s' if len(mine) > 1 else ''}"
+            mine = sorted(mine, key=lambda r: r["seed"])
+            seeds = [r["seed"] for r in mine]
+            if isinstance(group_budget, int):
+                group_budget = _steps(group_budget) + " steps"
+            n = len(mine)
+            label = f"{script} ({system}), {group_budget}, {n} seed{'s' if n > 1 else ''}"
             color = COLORS[system]
-            agg = aggregate([(r["steps"], r["returns"]) for r in mine], window)
-            drawn.setdefault(task, {})[label] = {**agg, "seed_ids": seeds}
-            row[0].plot(agg["x"], agg["mean"], style, color=color, label=label)
-            if len(mine) > 1:
-                row[0].fill_between(
-                    agg["x"], agg["min"], agg["max"], color=color, alpha=0.2, linewidth=0
+            few = min(len(r["returns"]) for r in mine) < POINTS_BELOW
+            entry: dict[str, Any] = {"seed_ids": seeds, "points": few}
+            # Every seed: thin, or its logged returns as points (one seed's line is the thick one,
+            # against env steps).
+            for ax, column in zip(row, ("steps", "wall"), strict=False):
+                for r in mine:
+                    if not r[column] or (column == "steps" and n == 1 and not few):
+                        continue
+                    if few:
+                        ax.plot(
+                            r[column],
+                            r["returns"],
+                            marker,
+                            color=color,
+                            markersize=3.5,
+                            alpha=0.55,
+                            linestyle="none",
+                        )
+                    else:
+                        thin |= column == "steps"
+                        ax.plot(
+                            *trailing_mean(r[column], r["returns"], window),
+                            style,
+                            color=color,
+                            linewidth=0.7 if column == "steps" else 0.9,
+                            alpha=0.5 if column == "steps" else 0.8,
+                        )
+            points |= few
+            # The mean of the seeds: thick, where every seed has data.
+            smoothed_here = False
+            same_steps = all(r["steps"] == mine[0]["steps"] for r in mine)
+            enough = min(len(r["returns"]) for r in mine) >= window
+            if few and same_steps and n > 1:
+                # Seeds logged at the same steps: their mean at each step, unsmoothed, as points:
+                # a line through a few means would draw a trend that the points do not show.
+                mean = np.mean([r["returns"] for r in mine], axis=0)
+                x = np.asarray(mine[0]["steps"], dtype=float)
+                entry.update(x=x, mean=mean)
+                row[0].plot(
+                    x,
+                    mean,
+                    marker,
+                    color=color,
+                    markersize=8,
+                    markeredgecolor="black",
+                    linestyle="none",
+                    zorder=4,
                 )
-            # Wall time depends on the machine's load during each run, not on the seed: each
-            # run is its own line there, not averaged with runs made under another load.
-            for r in mine if wall else []:
-                if r["wall"]:
-                    row[1].plot(
-                        r["wall"],
-                        smooth(r["returns"], window),
-                        style,
-                        color=color,
-                        linewidth=0.9,
-                        alpha=0.8,
-                    )
-        scripts = {r["script"] for r in runs if r["task"] == task}
+                means = True
+            elif enough or not few:
+                agg = aggregate([(r["steps"], r["returns"]) for r in mine], window)
+                if agg["x"][0] <= agg["x"][-1]:
+                    entry.update(agg)
+                    row[0].plot(agg["x"], agg["mean"], style, color=color, linewidth=2.2)
+                    smoothed = smoothed_here = True
+            # The tables' final return: mean ± std over seeds, at the last step.
+            finals = [r["final"] for r in mine]
+            entry["final"] = (float(np.mean(finals)), float(np.std(finals, ddof=1)) if n > 1 else 0)
+            row[0].errorbar(
+                # Just right of the last step, not to hide the last points drawn there.
+                [float(np.mean([r["steps"][-1] for r in mine])) + 0.015 * longest],
+                [entry["final"][0]],
+                yerr=[entry["final"][1]] if n > 1 else None,
+                fmt="D",
+                color=color,
+                markeredgecolor="white",
+                markersize=7,
+                capsize=4,
+                zorder=5,
+            )
+            row[0].plot(
+                [],
+                [],
+                style if smoothed_here else "none",
+                marker=marker if few else None,
+                color=color,
+                linewidth=2,
+                label=label,
+            )
+            drawn.setdefault(name, {})[label] = entry
+        scripts = {r["script"] for r in mine_row}
         publisher, ref = (reference_of(task, scripts) if references else None) or (None, None)
-        longest = max(r["steps"][-1] for r in runs if r["task"] == task)
         if ref and longest < ref[2] / 2:
-            # A line at a 10M-step score would flatten curves of a short budget to nothing.
-            row[0].text(
-                0.01,
-                0.98,
-                f"{publisher}'s published figure: {ref[0]:,.2f} ± {ref[1]:,.2f}"
-                f" at {ref[2] / 1e6:g}M steps (off this budget's scale)",
-                transform=row[0].transAxes,
-                va="top",
-                fontsize=8,
+            # A marker at a 10M-step score would flatten curves of a short budget to nothing:
+            # the figure is a line of the legend.
+            row[0].plot(
+                [],
+                [],
+                linestyle="none",
+                label=f"{publisher}'s published figure: {ref[0]:,.2f} ± {ref[1]:,.2f}"
+                f" at {_steps(ref[2])} steps (off this budget's scale)",
             )
         elif ref:
             mean, std, at, _ = ref
+            row[0].errorbar(
+                [at],
+                [mean],
+                yerr=[std],
+                fmt="*",
+                color=COLORS[publisher],
+                markersize=12,
+                capsize=5,
+                zorder=6,
+                label=f"{publisher}'s published mean ± std, measured at {_steps(at)} steps",
+            )
+            drawn.setdefault(name, {})["reference"] = (mean, std, at)
+        if task in RANDOM_SCORES:
+            score, source = RANDOM_SCORES[task]
             for ax in row:
-                ax.axhline(
-                    mean,
-                    color=COLORS[publisher],
-                    linestyle="--",
-                    linewidth=1,
-                    label=f"{publisher}'s published mean ± std at {at / 1e6:g}M steps",
-                )
-                ax.axhspan(mean - std, mean + std, color=COLORS[publisher], alpha=0.08)
+                ax.axhline(score, color="#d62728", linestyle="-.", linewidth=1.1)
+            row[0].plot(
+                [],
+                [],
+                color="#d62728",
+                linestyle="-.",
+                label=f"random policy: {score:g} ({source})",
+            )
+            drawn.setdefault(name, {})["random"] = score
         if target is not None:
             for ax in row:
-                ax.axhline(
-                    target,
-                    color="gray",
-                    linestyle=":",
-                    linewidth=1.2,
-                    label=f"target {target:,.0f}",
-                )
-        row[0].set(
-            title=task,
-            xlabel="env steps",
-            ylabel="return, as logged"
-            if window == 1
-            else f"return, mean of the last {window} logged",
+                ax.axhline(target, color="gray", linestyle=":", linewidth=1.2)
+            row[0].plot([], [], color="gray", linestyle=":", label=f"target {target:,.0f}")
+        ylabel = "return, as logged" + (
+            f" (lines: mean of the last {window} logged)" if smoothed and window > 1 else ""
         )
+        row[0].set(title=f"{name}: against env steps", xlabel="env steps", ylabel=ylabel)
         row[0].xaxis.set_major_formatter(EngFormatter(sep=""))
         if wall:
-            row[1].set(title=f"{task} against wall time (each run)", xlabel="wall time (s)")
-        row[0].legend(fontsize=8, loc="best")
+            row[1].set(
+                title=f"{task}: against wall time, each run\n"
+                "(wall time depends on the machine's load during the run)",
+                xlabel="wall time (s)",
+                ylabel=ylabel,
+            )
+        handles, labels = row[0].get_legend_handles_labels()
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color="gray",
+                linestyle="none",
+                marker="D",
+                markeredgecolor="white",
+                markersize=7,
+            )
+        )
+        labels.append(
+            "final return as in the tables: mean of the last 10% of logged returns, "
+            "mean ± std over seeds"
+        )
+        if smoothed:
+            handles.append(Line2D([], [], color="gray", linewidth=2))
+            labels.append(
+                f"thick line: mean over seeds of each seed's mean of the last {window} logged"
+                + ("; thin: each seed" if thin else "")
+            )
+        if points:
+            handles.append(
+                Line2D(
+                    [], [], color="gray", marker="o", markersize=3.5, linestyle="none", alpha=0.55
+                )
+            )
+            labels.append("small points: each seed's logged returns")
+        if means:
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    color="gray",
+                    marker="o",
+                    markersize=8,
+                    markeredgecolor="black",
+                    linestyle="none",
+                )
+            )
+            labels.append("large points: mean over seeds at each logged step")
+        subfig.legend(
+            handles, labels, loc="outside lower center", ncol=2, fontsize=8, frameon=False
+        )
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return drawn
+
+
+def machine_title(info: dict[str, Any] | None) -> str:
+    """The machine a result was measured on, for a title: its CPU, its cores (os.cpu_count(),
+    vCPUs on a VM) and the 1-minute load average at the start and the end, where recorded."""
+    if not info:
+        return "machine not recorded"
+    cpu = info.get("cpu", "CPU not recorded").replace("(R)", "").replace("(TM)", "")
+    cpu = " ".join(cpu.split())
+    text = f"{cpu}, {info['cores']} cores" if info.get("cores") else cpu
+    load = info.get("load_average") or {}
+    if "start" in load and "end" in load:
+        start, end = load["start"][0], load["end"][0]
+        text += f" (load average {start:.1f} at the start, {end:.1f} at the end)"
+    return text
 
 
 def throughput(
@@ -391,6 +591,8 @@ def throughput(
 ) -> None:
     """One panel per task: each row's median as a bar, min-max over its repeats as the error."""
     plt = _pyplot()
+    from matplotlib.ticker import EngFormatter
+
     fig, axes = plt.subplots(
         1,
         len(tasks),
@@ -412,7 +614,8 @@ def throughput(
         for y, (m, h) in enumerate(zip(med, high, strict=True)):
             ax.text(m + h, y, f" {m:,.0f}", va="center", fontsize=8)
         ax.invert_yaxis()
-        ax.set(title=task, xlabel=f"{unit}: median, min-max over repeats")
+        ax.set(title=task, xlabel=f"{unit}:\nmedian, min-max over repeats", ylabel="system")
+        ax.xaxis.set_major_formatter(EngFormatter(sep=""))
         ax.set_xlim(0, max(m + h for m, h in zip(med, high, strict=True)) * 1.18)
     if title:
         fig.suptitle(title)
@@ -465,7 +668,7 @@ def remake(results: Path = RESULTS) -> list[Path]:
         elif isinstance(data, dict) and "runs" in data and "target" in data:
             time_to_score_curves(data, png)
         elif isinstance(data, dict) and "scaling_model" in data:
-            paper_table.plots(data["results"], results, path.stem)
+            paper_table.plots(data["results"], results, path.stem, data.get("machine"))
         else:
             continue
         written.append(png)

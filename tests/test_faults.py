@@ -222,7 +222,8 @@ def test_a_mujoco_error_in_mj_makeData_is_an_error_at_make(tmp_path: Path) -> No
     except ep.EnvError as e:
         print(e)
     """)
-    assert "of Hopper-v4 failed in make: MuJoCo error in mj_makeData: Could not allocate memory" in out
+    assert ("of Hopper-v4 failed in make: MuJoCo error in mj_makeData: Could not allocate memory"
+            in out)
 
 
 def test_a_mujoco_error_in_mj_copyModel_is_an_error_at_make(tmp_path: Path) -> None:
@@ -256,7 +257,8 @@ def test_a_mujoco_error_in_mj_copyModel_is_an_error_at_make(tmp_path: Path) -> N
     except ep.EnvError as e:
         print(e)
     """, prelude="")
-    assert "of FingerSpin-v1 failed in make: MuJoCo error in mj_copyModel: Could not allocate" in out
+    assert ("of FingerSpin-v1 failed in make: MuJoCo error in mj_copyModel: Could not allocate"
+            in out)
 
 
 def test_a_mujoco_error_while_rendering_fails_that_render(tmp_path: Path) -> None:
@@ -292,7 +294,7 @@ def test_a_mujoco_error_while_updating_the_scene_fails_that_render(tmp_path: Pat
     xml_text = Path(xml).read_text().replace('<mujoco model="hopper">',
                                              '<mujoco model="hopper"><size memory="200K"/>', 1)
     Path(xml).write_text(xml_text)
-    out = run_child(f"""
+    run_child(f"""
     pool = ep.make("Hopper-v4", num_envs=2, num_threads=2, xml_file={xml!r},
                    render_width=32, render_height=32)
     pool.reset()

@@ -22,7 +22,7 @@ def test_aggregate_mean_and_band_over_seeds() -> None:
     steps = np.arange(0, 1000, 10)
     seeds = [(steps, np.full(len(steps), v)) for v in (1.0, 2.0, 6.0)]
     agg = plots.aggregate(seeds, window=5, points=11)
-    np.testing.assert_allclose(agg["x"], np.linspace(0, 990, 11))
+    np.testing.assert_allclose(agg["x"], np.linspace(40, 990, 11))  # from the 5th value on
     np.testing.assert_allclose(agg["mean"], 3.0)
     np.testing.assert_allclose(agg["min"], 1.0)
     np.testing.assert_allclose(agg["max"], 6.0)
@@ -30,13 +30,31 @@ def test_aggregate_mean_and_band_over_seeds() -> None:
 
 
 def test_aggregate_only_where_every_seed_has_data() -> None:
-    short = (np.array([100.0, 200.0, 300.0]), np.array([0.0, 0.0, 3.0]))
-    long = (np.array([0.0, 500.0]), np.array([10.0, 10.0]))
+    short = (np.array([100.0, 200.0, 300.0, 400.0]), np.array([0.0, 0.0, 3.0, 3.0]))
+    long = (np.array([0.0, 100.0, 500.0]), np.array([10.0, 10.0, 10.0]))
     agg = plots.aggregate([short, long], window=2, points=3)
-    np.testing.assert_allclose(agg["x"], [100, 200, 300])
-    # short smoothed over 2: 0, 0, 1.5; long is 10 everywhere.
-    np.testing.assert_allclose(agg["mean"], [5.0, 5.0, 5.75])
-    np.testing.assert_allclose(agg["min"], [0.0, 0.0, 1.5])
+    # Smoothed over 2 from the second value on: short from 200, long from 100 to 500.
+    np.testing.assert_allclose(agg["x"], [200, 300, 400])
+    # short smoothed over 2: 0, 1.5, 3; long is 10 everywhere.
+    np.testing.assert_allclose(agg["mean"], [5.0, 5.75, 6.5])
+    np.testing.assert_allclose(agg["min"], [0.0, 1.5, 3.0])
+
+
+def test_mean_curve_starts_where_its_window_is_full() -> None:
+    """A first game that scored 0 is not the first point of a mean curve."""
+    steps = np.arange(1000, 101000, 1000)
+    returns = np.full(len(steps), 2.0)
+    returns[0] = 0.0
+    x, y = plots.trailing_mean(steps, returns, 20)
+    assert x[0] == steps[19]
+    np.testing.assert_allclose(y[0], 38 / 20)
+    agg = plots.aggregate([(steps, returns)], window=20)
+    assert agg["x"][0] == steps[19] and agg["mean"][0] > 0
+
+
+def test_final_return_is_the_tables() -> None:
+    assert plots.final_return([0.0] * 90 + [2.0] * 10) == 2.0
+    assert plots.final_return([0.0, 1.0, 4.0]) == 4.0  # at least one value
 
 
 def test_wall_times_from_logged_sps() -> None:
@@ -71,10 +89,104 @@ def test_learning_curves_figure(tmp_path: Path) -> None:
     path = tmp_path / "curves.png"
     drawn = plots.learning_curves(plots.runs_from_training(synthetic_results()), path, window=1)
     assert path.stat().st_size > 10_000
-    steps = drawn["Hopper-v4"]["ppo_mujoco_envpool (envpool_core), 100k steps, 3 seeds"]
+    row = drawn["Hopper-v4, 100k steps"]
+    steps = row["ppo_mujoco_envpool (envpool_core), 100k steps, 3 seeds"]
     np.testing.assert_allclose(steps["mean"], 2 + steps["x"] / 1000)
     np.testing.assert_allclose(steps["max"] - steps["min"], 2.0)
     assert steps["seed_ids"] == [1, 2, 3]
+    assert not steps["points"]
+    # The tables' final return: the last 10 of 100 values, seeds 1-3: mean 2 + 95.5, std 1.
+    np.testing.assert_allclose(steps["final"], (97.5, 1.0))
+    # CleanRL's Hopper figure is at 1M steps, off a 100k-step budget's scale: no marker.
+    assert "reference" not in row
+
+
+def axes_of(fig_path: Path, drawn_by) -> list:
+    """The axes of the figure `drawn_by` draws, captured before it is closed."""
+    import matplotlib.pyplot as plt
+
+    figures = []
+    close = plt.close
+    plt.close = lambda fig=None: figures.append(fig)
+    try:
+        drawn_by(fig_path)
+    finally:
+        plt.close = close
+    (fig,) = figures
+    axes = fig.get_axes()
+    close(fig)
+    return axes
+
+
+def test_reference_is_drawn_at_its_step(tmp_path: Path) -> None:
+    """CleanRL's 1M-step figure is a marker with its ± std at 1M steps, not a band."""
+    results = synthetic_results()
+    for r in results:
+        r["run"] = "ppo_mujoco_envpool:Hopper-v4:1000000"
+        r["returns"] = [[s * 10, v] for s, v in r["returns"]]
+        r["sps"] = [[s * 10, v] for s, v in r["sps"]]
+    runs = plots.runs_from_training(results)
+    drawn: dict = {}
+    axes = axes_of(
+        tmp_path / "ref.png", lambda p: drawn.update(plots.learning_curves(runs, p, window=1))
+    )
+    mean, std, at, _ = plots.REFERENCES["Hopper-v4"]
+    assert drawn["Hopper-v4, 1M steps"]["reference"] == (mean, std, at)
+    steps_ax = axes[0]
+    assert not steps_ax.patches  # no axhspan band
+    stars = [line for line in steps_ax.lines if line.get_marker() == "*"]
+    assert len(stars) == 1
+    np.testing.assert_allclose(stars[0].get_xydata(), [[at, mean]])
+    for ax in axes:  # every panel has labelled axes
+        assert ax.get_xlabel() and ax.get_ylabel()
+    assert "load" in axes[1].get_title()  # wall time depends on the machine's load
+
+
+def test_few_returns_are_points_and_random_policy_is_a_line(tmp_path: Path) -> None:
+    """Ten logged returns per seed are points, their mean at each step is points too, and
+    Breakout's random-policy score is a labelled line."""
+    results = [
+        {
+            "run": "ppo_distributed:Breakout-v5:20480",
+            "engine": "envpool_core",
+            "seed": seed,
+            "reference": False,
+            "returns": [[s, seed + s / 20480] for s in range(2048, 20481, 2048)],
+            "sps": [[s, 17.0] for s in range(2048, 20481, 2048)],
+        }
+        for seed in (1, 2, 3)
+    ]
+    runs = plots.runs_from_training(results)
+    drawn: dict = {}
+    axes = axes_of(tmp_path / "few.png", lambda p: drawn.update(plots.learning_curves(runs, p)))
+    row = drawn["Breakout-v5, 20.48k steps"]
+    group = row["ppo_distributed (envpool_core), 20.48k steps, 3 seeds"]
+    assert group["points"]
+    np.testing.assert_allclose(group["mean"], 2 + group["x"] / 20480)
+    assert row["random"] == plots.RANDOM_SCORES["Breakout-v5"][0]
+    # No line through the points: every line with data against env steps is markers only,
+    # but for the random policy's level.
+    for line in axes[0].lines:
+        if len(line.get_xdata()) > 2:
+            assert line.get_linestyle() == "None"
+    labels = [t.get_text() for t in axes[0].figure.legends[0].get_texts()]
+    assert any(label.startswith("random policy: 1.7") for label in labels)
+
+
+def test_budgets_far_apart_do_not_share_an_axis() -> None:
+    runs = [
+        {"task": "Breakout-v5", "budget": b, "steps": [b], "returns": [0.0]}
+        for b in (4800, 8192, 300_000, 200_000, 1_000_000)
+    ]
+    rows = [
+        (task, budget, [r["budget"] for r in mine])
+        for task, budget, mine in plots.budget_rows(runs)
+    ]
+    assert rows == [
+        ("Breakout-v5", "4.8k–8.192k steps", [4800, 8192]),
+        ("Breakout-v5", "200k–300k steps", [300_000, 200_000]),
+        ("Breakout-v5", "1M steps", [1_000_000]),
+    ]
 
 
 def test_throughput_figure(tmp_path: Path) -> None:
@@ -83,6 +195,32 @@ def test_throughput_figure(tmp_path: Path) -> None:
         {"Pong": {"envpool_core (sync)": [3.0, 4.0, 5.0], "EnvPool (sync)": [2.0, 2.5, 3.0]}}, path
     )
     assert path.stat().st_size > 5_000
+
+
+def test_paper_table_titles_name_their_machine(tmp_path: Path) -> None:
+    """Each paper-table figure's title names the machine its JSON says it was measured on."""
+    import json
+
+    import matplotlib.figure
+    import paper_table
+
+    titles = []
+    suptitle = matplotlib.figure.Figure.suptitle
+
+    def record(fig, text, **kwargs):
+        titles.append(text)
+        return suptitle(fig, text, **kwargs)
+
+    matplotlib.figure.Figure.suptitle = record
+    try:
+        for stem in ("paper_table", "paper_table_epyc"):
+            data = json.loads((plots.RESULTS / f"{stem}.json").read_text())
+            paper_table.plots(data["results"], tmp_path, stem, data["machine"])
+    finally:
+        matplotlib.figure.Figure.suptitle = suptitle
+    assert "Intel Xeon Processor, 2 cores" in titles[0]
+    assert "AMD EPYC, 2 cores (load average 0.3 at the start, 2.8 at the end)" in titles[1]
+    assert plots.machine_title(None) == "machine not recorded"
 
 
 @pytest.mark.parametrize(
