@@ -3,10 +3,10 @@ r"""PPO with continuous actions on MuJoCo, every iteration one compiled function
 
 The rollout is a `jax.lax.scan` over the pool's `xla()` step, so no Python runs per env step:
 sampling, observation normalisation, GAE, return standardisation and the update epochs are one
-`jax.jit`. Many envs, short rollouts, two big minibatches, rl_games' KL-adaptive learning rate
-and value normalisation. As in ppo_mujoco_envpool.py a time limit is not a terminal state (the
-target bootstraps from V(final observation)) and the step after an episode end, whose action
-the engine ignores while it resets the env, is not trained on. xla() is CPU-only.
+`jax.jit`. The algorithm is rl_games' `ant_envpool.yaml` (64 envs x 64 steps, two minibatches, a
+shared trunk, its KL-adaptive learning rate, value normalisation). As in ppo_mujoco_envpool.py a
+time limit is not a terminal state (the target bootstraps from V(final observation)), and the step
+after an episode end, whose action the engine ignores while it resets the env, is not trained on.
 """
 
 import itertools
@@ -66,15 +66,13 @@ class Args:
     """the learning rate of the optimizer"""
     num_envs: int = 64
     """the number of parallel game environments"""
-    num_steps: int = 32
+    num_steps: int = 64
     """the number of steps to run in each environment per policy rollout"""
     max_episode_steps: int | None = None
     """the time limit in agent steps (None: the task's, 27000 on Atari, 1000 on most of MuJoCo)"""
     kl_threshold: float | None = 0.008
-    """adaptive learning rate: after each minibatch, divided by 1.5 if its approximate KL is
-    above twice this, multiplied by 1.5 if below half (None: constant or annealed)"""
-    anneal_lr: bool = False
-    """Toggle learning rate annealing for policy and value networks"""
+    """adaptive learning rate: after each minibatch, divided by 1.5 if the KL to the policy of the
+    previous pass over its samples is above twice this, times 1.5 if below half (None: constant)"""
     gamma: float = 0.99
     """the discount factor gamma"""
     gae_lambda: float = 0.95
@@ -84,7 +82,7 @@ class Args:
     update_epochs: int = 4
     """the K epochs to update the policy"""
     norm_adv: bool = True
-    """Toggles advantages normalization"""
+    """Toggles advantages normalization (over the whole batch, as rl_games')"""
     clip_coef: float = 0.2
     """the surrogate clipping coefficient"""
     ent_coef: float = 0.0
@@ -94,7 +92,7 @@ class Args:
     max_grad_norm: float = 1.0
     """the maximum norm for the gradient clipping"""
     hidden_sizes: tuple[int, ...] = (256, 128, 64)
-    """the hidden sizes of the actor's and of the critic's MLP (ELU)"""
+    """the hidden sizes of the MLP trunk the actor and the critic share (ELU)"""
 
 
 def make_env(env_id, num_envs, batch_size, seed, max_episode_steps=None):
@@ -109,20 +107,18 @@ def layer_init(features, std=2**0.5, bias_const=0.0):
 
 
 class Agent(nn.Module):
-    """Separate actor and critic MLPs; a state-independent log standard deviation."""
+    """One MLP trunk under the actor's mean and the critic's value (rl_games' `separate: False`);
+    a state-independent log standard deviation."""
 
     action_dim: int
     hidden_sizes: tuple[int, ...] = (256, 128, 64)
 
     @nn.compact
     def __call__(self, x):
-        actor, critic = x, x
         for hidden in self.hidden_sizes:
-            actor = nn.elu(layer_init(hidden)(actor))
-            critic = nn.elu(layer_init(hidden)(critic))
+            x = nn.elu(layer_init(hidden)(x))
         logstd = self.param("actor_logstd", constant(0.0), (self.action_dim,))
-        return layer_init(self.action_dim, std=0.01)(actor), logstd, layer_init(1, std=1.0)(
-            critic)[:, 0]
+        return layer_init(self.action_dim, std=0.01)(x), logstd, layer_init(1, std=1.0)(x)[:, 0]
 
 
 def normal_logprob(mean, logstd, action):
@@ -131,11 +127,11 @@ def normal_logprob(mean, logstd, action):
             - 0.5 * jnp.log(2 * jnp.pi)).sum(-1)
 
 
-# Named fields (pytrees, as tuples are). The rollout, [num_steps, num_envs, ...]: obs normalised,
-# action before clipping, value the critic's (standardized), mask 0 where not trained on.
-Transition = namedtuple("Transition", "obs action logprob value reward terminated truncated "
+# Named fields (pytrees). The rollout [num_steps, num_envs, ...]: obs normalised, action unclipped,
+# value standardized, mask 0 where not trained on; Batch's mean, logstd: the previous pass's policy.
+Transition = namedtuple("Transition", "obs action logprob mean value reward terminated truncated "
                         "mask env_id elapsed_step")
-Batch = namedtuple("Batch", "obs action logprob advantage target value mask")  # for the update
+Batch = namedtuple("Batch", "obs action logprob mean logstd advantage target value mask")
 RunningStats = namedtuple("RunningStats", "mean var count")  # as gymnasium's normalize wrappers'
 # What an iteration hands the next, and each step of its scans the next (handle: xla()'s state).
 Carry = namedtuple("Carry", "handle params opt_state learning_rate obs done obs_rms value_rms key")
@@ -153,8 +149,8 @@ def rms_update(rms, x, mask):
                         + delta**2 * rms.count * n / total) / total, total)
 
 
-def normalize(rms, obs):
-    return jnp.clip((obs - rms.mean) / jnp.sqrt(rms.var + 1e-8), -10, 10)
+def normalize(rms, obs):  # clipped to 5 standard deviations, as rl_games' normalize_input
+    return jnp.clip((obs - rms.mean) / jnp.sqrt(rms.var + 1e-8), -5, 5)
 
 
 def standardize(rms, x, inverse=False):
@@ -251,10 +247,8 @@ if __name__ == "__main__":
     batch_size = args.num_envs * args.num_steps
     num_iterations = 0 if checkpoint else args.total_timesteps // batch_size
     for condition, message in (
-        # Normalising advantages over one sample zeroes them: the policy would not learn.
-        (batch_size % args.num_minibatches == 0 and batch_size >= 8 * args.num_minibatches,
-         f"the batch (num_envs {args.num_envs} x num_steps {args.num_steps}) must divide into "
-         f"--num-minibatches {args.num_minibatches} of at least 8 samples each"),
+        (batch_size % args.num_minibatches == 0, f"the batch (num_envs {args.num_envs} x "
+         f"num_steps {args.num_steps}) must divide into --num-minibatches {args.num_minibatches}"),
         (checkpoint or num_iterations >= 1, f"--total-timesteps {args.total_timesteps} is less "
          f"than one batch ({batch_size})"),
         (np.isfinite([args.learning_rate, args.ent_coef, args.vf_coef]).all()
@@ -263,8 +257,7 @@ if __name__ == "__main__":
          "--learning-rate, --max-grad-norm and --clip-coef must be above 0, --vf-coef at "
          "least 0, --ent-coef finite, --gamma and --gae-lambda in [0, 1]"),
         (args.kl_threshold is None or args.kl_threshold > 0, "--kl-threshold must be above 0"),
-        (args.hidden_sizes and min(args.hidden_sizes) >= 1,
-         "--hidden-sizes must be at least 1 each"),
+        (min(args.hidden_sizes, default=0) >= 1, "--hidden-sizes must be at least 1 each"),
         (args.exp_name and os.sep not in args.exp_name, "--exp-name must be a file name (no /)"),
     ):
         if not condition:
@@ -278,12 +271,14 @@ if __name__ == "__main__":
         sys.exit(f"error: {args.env_id} needs box actions and one observation array")
     if args.capture_video and not spec.render_shape:
         sys.exit(f"error: --capture-video: {args.env_id} has no render() to record")
-    low, high = spec.action_space.low, spec.action_space.high
-    action_dim = int(np.prod(spec.action_space.shape))
-    agent = Agent(action_dim, tuple(args.hidden_sizes))
+    low, high = spec.action_space.low, spec.action_space.high  # 1-D on MuJoCo and dm_control
+    obs_dim, agent = spec.observation_space.shape[0], Agent(len(low), tuple(args.hidden_sizes))
     run_name = f"{args.env_id}__{args.exp_name}__{args.seed}__{int(time.time())}"
     video_dir = f"videos/{run_name}" if args.capture_video else None
     if checkpoint is not None:
+        wanted = jax.eval_shape(agent.init, jax.random.PRNGKey(0), np.zeros((1, obs_dim)))
+        if jax.tree.map(np.shape, checkpoint["params"]) != jax.tree.map(np.shape, wanted):
+            sys.exit(f"error: --eval-checkpoint {args.eval_checkpoint}: not this script's network")
         act = evaluation_policy(agent, checkpoint["params"],
                                 RunningStats(**checkpoint["obs_rms"]), args.seed, low, high)
         results = evaluate(act, args.env_id, args.eval_episodes, args.seed,
@@ -307,10 +302,9 @@ if __name__ == "__main__":
     handle, _, _, step_env = envs.xla()
 
     # ALGO LOGIC: initialize agent here:
-    obs_dim = spec.observation_space.shape[0]
     params = agent.init(params_key, np.zeros((1, obs_dim), np.float32))
-    # Adam without its learning rate, which is carried (and adapted) by the compiled iteration.
-    tx = optax.chain(optax.clip_by_global_norm(args.max_grad_norm), optax.scale_by_adam(eps=1e-5))
+    # Adam (PyTorch's epsilon) without its learning rate, carried and adapted by the iteration.
+    tx = optax.chain(optax.clip_by_global_norm(args.max_grad_norm), optax.scale_by_adam(eps=1e-8))
 
     def ppo_loss(params, minibatch):
         """CleanRL's clipped losses, averaged over the steps whose action the engine used."""
@@ -322,20 +316,22 @@ if __name__ == "__main__":
         def mean(x):
             return (x * minibatch.mask).sum() / jnp.maximum(minibatch.mask.sum(), 1.0)
 
-        if args.norm_adv:
-            advantages = (advantages - mean(advantages)) / (
-                jnp.sqrt(mean((advantages - mean(advantages)) ** 2)) + 1e-8)
-        pg_loss = mean(jnp.maximum(-advantages * ratio, -advantages * jnp.clip(
-            ratio, 1 - args.clip_coef, 1 + args.clip_coef)))
+        # rl_games' smooth clamp of the ratio: slope 1 at 1, flattening out at 1 ± clip_coef.
+        clipped = 1 + args.clip_coef * (2 * jax.nn.sigmoid(2 * (ratio - 1) / args.clip_coef) - 1)
+        pg_loss = mean(jnp.maximum(-advantages * ratio, -advantages * clipped))
         v_clipped = old_value + jnp.clip(newvalue - old_value, -args.clip_coef, args.clip_coef)
         v_loss = 0.5 * mean(jnp.maximum((newvalue - target) ** 2, (v_clipped - target) ** 2))
         entropy = (logstd + 0.5 * jnp.log(2 * jnp.pi * jnp.e)).sum()
         loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
+        logstd = jnp.broadcast_to(logstd, mean_action.shape)  # KL to the previous pass's policy:
+        pass_kl = mean((minibatch.logstd - logstd - 0.5 + (jnp.exp(2 * logstd) + (
+            mean_action - minibatch.mean) ** 2) / (2 * jnp.exp(2 * minibatch.logstd))).sum(-1))
         return loss, {"loss": loss, "policy_loss": pg_loss, "value_loss": v_loss,
                       "entropy": entropy, "approx_kl": mean((ratio - 1) - logratio),
-                      "clipfrac": mean((jnp.abs(ratio - 1) > args.clip_coef).astype(jnp.float32))}
+                      "clipfrac": mean((jnp.abs(ratio - 1) > args.clip_coef).astype(jnp.float32)),
+                      "pass_kl": pass_kl, "policy": (mean_action, logstd)}
 
-    def iteration(carry, iteration_index):
+    def iteration(carry):
         """One rollout of num_steps x num_envs through xla(), GAE and the update epochs."""
         # ALGO LOGIC: action logic, then TRY NOT TO MODIFY: execute the game, inside the scan
         def env_step(carry, step_key):
@@ -350,8 +346,8 @@ if __name__ == "__main__":
                 terminated | truncated).astype(jnp.float32), obs_rms=obs_rms)
             # A done in `done` means obs is a final observation: the engine ignores the action
             # taken on it (it resets the env instead), so this step is not trained on.
-            return next_carry, Transition(carry.obs, action, logprob, value, reward, terminated,
-                truncated, 1.0 - carry.done, info["env_id"], info["elapsed_step"])
+            return next_carry, Transition(carry.obs, action, logprob, mean_action, value, reward,
+                terminated, truncated, 1.0 - carry.done, info["env_id"], info["elapsed_step"])
 
         key, rollout_key, update_key = jax.random.split(carry.key, 3)
         carry, rollout = jax.lax.scan(env_step, carry._replace(key=key),
@@ -363,32 +359,38 @@ if __name__ == "__main__":
                                  args.gamma * (1.0 - rollout.terminated),
                                  1.0 - (rollout.terminated | rollout.truncated), args.gae_lambda)
         returns, values = advantages + values[:-1], values[:-1]
+        if args.norm_adv:  # by the mean and std of the steps trained on (from empty statistics)
+            advantages = standardize(rms_update(RunningStats(0.0, 1.0, 0.0), advantages.ravel(),
+                                                rollout.mask.ravel()), advantages)
         value_rms = rms_update(carry.value_rms, returns.reshape(-1), rollout.mask.reshape(-1))
         batch = jax.tree.map(lambda x: x.reshape(batch_size, *x.shape[2:]), Batch(
-            rollout.obs, rollout.action, rollout.logprob, advantages,
+            rollout.obs, rollout.action, rollout.logprob, rollout.mean, jnp.broadcast_to(
+                carry.params["params"]["actor_logstd"], rollout.mean.shape), advantages,
             standardize(value_rms, returns), standardize(value_rms, values), rollout.mask))
 
         # UPDATE NETWORK: epochs of shuffled minibatches, the learning rate adapted after each
-        def minibatch_update(carry, minibatch):
-            (_, aux), grads = jax.value_and_grad(ppo_loss, has_aux=True)(carry.params, minibatch)
+        def minibatch_update(state, indices):
+            carry, batch = state
+            (_, aux), grads = jax.value_and_grad(ppo_loss, has_aux=True)(
+                carry.params, jax.tree.map(lambda x: x[indices], batch))
+            mean_action, logstd = aux.pop("policy")  # the next pass's reference for these samples
+            batch = batch._replace(mean=batch.mean.at[indices].set(mean_action),
+                                   logstd=batch.logstd.at[indices].set(logstd))
             updates, opt_state = tx.update(grads, carry.opt_state)
-            lr, kl = carry.learning_rate, aux["approx_kl"]
+            lr, kl = carry.learning_rate, aux["pass_kl"]
             params = optax.apply_updates(carry.params, jax.tree.map(lambda u: -lr * u, updates))
             if args.kl_threshold is not None:  # rl_games' adaptive schedule
                 lr = jnp.where(kl > 2 * args.kl_threshold, jnp.maximum(lr / 1.5, 1e-6), lr)
                 lr = jnp.where(kl < 0.5 * args.kl_threshold, jnp.minimum(lr * 1.5, 1e-2), lr)
-            return carry._replace(params=params, opt_state=opt_state, learning_rate=lr), aux
+            carry = carry._replace(params=params, opt_state=opt_state, learning_rate=lr)
+            return (carry, batch), aux
 
-        def epoch_update(carry, epoch_key):
+        def epoch_update(state, epoch_key):  # shuffled minibatches
             order = jax.random.permutation(epoch_key, batch_size)
-            return jax.lax.scan(minibatch_update, carry, jax.tree.map(  # shuffled minibatches
-                lambda x: x[order].reshape(args.num_minibatches, -1, *x.shape[1:]), batch))
+            return jax.lax.scan(minibatch_update, state, order.reshape(args.num_minibatches, -1))
 
-        if args.kl_threshold is None and args.anneal_lr:
-            carry = carry._replace(
-                learning_rate=args.learning_rate * (1.0 - iteration_index / num_iterations))
-        carry, metrics = jax.lax.scan(epoch_update, carry._replace(value_rms=value_rms),
-                                      jax.random.split(update_key, args.update_epochs))
+        (carry, _), metrics = jax.lax.scan(epoch_update, (carry._replace(value_rms=value_rms),
+                                           batch), jax.random.split(update_key, args.update_epochs))
         explained_var = 1 - jnp.var(returns - values) / jnp.var(returns)
         metrics = {name: value[-1].mean() for name, value in metrics.items()} | {
             "explained_variance": explained_var, "learning_rate": carry.learning_rate}
@@ -398,8 +400,7 @@ if __name__ == "__main__":
     iteration = jax.jit(iteration, donate_argnums=0)
 
     # TRY NOT TO MODIFY: start the game
-    global_step = 0
-    start_time = time.time()
+    global_step, start_time = 0, time.time()
     obs_rms = RunningStats(jnp.zeros(obs_dim), jnp.ones(obs_dim), jnp.float32(1e-4))
     value_rms = RunningStats(jnp.float32(0.0), jnp.float32(1.0), jnp.float32(1e-4))
     first_obs = jnp.asarray(envs.reset()[0], jnp.float32)
@@ -409,15 +410,14 @@ if __name__ == "__main__":
     episode_return = np.zeros(args.num_envs)
     avg_returns = deque(maxlen=100)
     progress = tqdm(range(num_iterations), unit="iteration", dynamic_ncols=True)
-    for iteration_index in progress:
-        carry, (metrics, episodes) = iteration(carry, iteration_index)
+    for _ in progress:
+        carry, (metrics, episodes) = iteration(carry)
         reward, terminated, truncated, env_id, elapsed = jax.device_get(episodes)
         for step in range(args.num_steps):
             global_step += args.num_envs
-            info = {"env_id": env_id[step], "elapsed_step": elapsed[step]}
             for _, episodic_return, episodic_length in zip(*update_episode_stats(
-                    episode_return, reward[step], terminated[step], truncated[step], info),
-                    strict=True):
+                    episode_return, reward[step], terminated[step], truncated[step],
+                    {"env_id": env_id[step], "elapsed_step": elapsed[step]}), strict=True):
                 avg_returns.append(episodic_return)
                 writer.add_scalar("charts/episodic_return", episodic_return, global_step)
                 writer.add_scalar("charts/episodic_length", episodic_length, global_step)

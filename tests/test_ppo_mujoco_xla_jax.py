@@ -180,7 +180,7 @@ def test_seeds_give_runs_disjoint_env_streams(script) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["--env-id", "CheetahRun-v1"], "error: CheetahRun-v1 needs box actions and one observation"),
     (["--env-id", "Antt-v4"], "error: unknown --env-id 'Antt-v4'; did you mean Ant-v4"),
-    (["--num-minibatches", "3"], "must divide into --num-minibatches 3 of at least 8 samples"),
+    (["--num-minibatches", "3"], "(num_envs 64 x num_steps 64) must divide into --num-minibat"),
     (["--seed", str(2**32 // 64)], "--seed must be in [0, 2**32 // max(--num-envs, --eval-e"),
 ])
 def test_a_misuse_stops_with_one_error_line(tmp_path: Path, args: list, message: str) -> None:
@@ -190,3 +190,19 @@ def test_a_misuse_stops_with_one_error_line(tmp_path: Path, args: list, message:
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0 and message in proc.stderr, proc.stderr[-2000:]
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_checkpoint_of_another_network_stops_with_one_error_line(two_runs, tmp_path) -> None:
+    # A checkpoint whose parameters are not this Agent's (an older network layout, say): one
+    # error line instead of a traceback from deep inside Flax.
+    import flax
+
+    (model,) = two_runs[0][1].glob("*.cleanrl_model")
+    checkpoint = flax.serialization.msgpack_restore(model.read_bytes())
+    checkpoint["params"]["params"]["Dense_9"] = checkpoint["params"]["params"]["Dense_0"]
+    other = tmp_path / "other.cleanrl_model"
+    other.write_bytes(flax.serialization.msgpack_serialize(checkpoint))
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--eval-checkpoint", str(other)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0, proc.stdout[-2000:]
+    assert f"error: --eval-checkpoint {other}: not this script's network" in proc.stderr

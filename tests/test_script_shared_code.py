@@ -94,6 +94,8 @@ INTENDED_FLAGS = {
     # The compiled MuJoCo script, with no reference to match, spreads its env seeds out
     # (seed * num_envs + i) so that runs of different seeds share no env stream.
     "seed": {"ppo_mujoco_envpool_xla_jax"},
+    # It follows rl_games' Ant setting, which normalises advantages over the whole batch.
+    "norm_adv": {"ppo_mujoco_envpool_xla_jax"},
 }
 
 
