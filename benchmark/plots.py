@@ -276,6 +276,57 @@ def time_to_score_curves(data: dict[str, Any], path: Path) -> dict[str, Any]:
     return drawn
 
 
+# Tuning records drawn in one figure: figure name -> (results file stem, legend label), in the
+# order the settings were tried. Each file holds runs of one setting (`"what"` says which).
+TUNING_FIGURES: dict[str, list[tuple[str, str]]] = {
+    "ppo_mujoco_xla_jax_ant_tuning": [
+        ("ppo_mujoco_xla_jax_ant_tuning_defaults", "previous defaults (KL to the rollout)"),
+        ("ppo_mujoco_xla_jax_ant_tuning_rl_games_setting",
+         "rl_games' setting, KL to the previous pass"),
+        ("ppo_mujoco_xla_jax_ant_tuning_smooth_clamp", "the same with the smooth clamp (defaults)"),
+    ],
+}
+TUNING_COLORS = ("#7f7f7f", "#1f77b4", "#2ca02c", "#d62728", "#9467bd")
+
+
+def tuning_curves(sets: list[tuple[dict[str, Any], str]], path: Path) -> dict[str, Any]:
+    """Tuning runs, one colour per setting: the last-100 mean return and the learning rate
+    against env steps (not seconds: tuning runs may share a machine), every seed thin and the
+    median of the seeds thick. Returns the medians drawn, by label, for tests."""
+    plt = _pyplot()
+    from matplotlib.ticker import EngFormatter
+
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.6))
+    drawn: dict[str, Any] = {}
+    for (data, label), color in zip(sets, TUNING_COLORS, strict=False):
+        runs = [r for r in data["runs"] if r["curve"]]
+        for ax, key in zip(axes, ("curve", "learning_rate"), strict=True):
+            curves = [([p[-2] for p in r[key]], [p[-1] for p in r[key]])
+                      for r in runs if r.get(key)]
+            for x, y in curves:
+                ax.plot(x, y, color=color, linewidth=0.7, alpha=0.45)
+            if curves:
+                x, median = median_curve(curves)
+                ax.plot(x, median, color=color, linewidth=2.4,
+                        label=f"{label}, {len(curves)} seeds")
+                drawn.setdefault(label, {})[key] = (x, median)
+    target = sets[0][0]["target_return"]
+    axes[0].axhline(target, color="gray", linestyle=":", linewidth=1.2, label=f"{target:,.0f}")
+    task = sets[0][0]["env_id"]
+    axes[0].set(title=f"{task}: return against env steps", xlabel="env steps",
+                ylabel="return, mean of the last 100 episodes")
+    axes[1].set(title=f"{task}: the adaptive learning rate", xlabel="env steps",
+                ylabel="learning rate (log scale)", yscale="log")
+    for ax in axes:
+        ax.xaxis.set_major_formatter(EngFormatter(sep=""))
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.06 + 0.035 * ((len(labels) + 1) // 2), 1, 1))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return drawn
+
+
 def runs_from_time_to_score(data: dict[str, Any]) -> list[dict[str, Any]]:
     """`time_to_score.py` JSON -> runs; their returns are already means of the last 100."""
     return [
@@ -672,6 +723,11 @@ def remake(results: Path = RESULTS) -> list[Path]:
         else:
             continue
         written.append(png)
+    for name, parts in TUNING_FIGURES.items():
+        files = [(results / f"{stem}.json", label) for stem, label in parts]
+        if all(f.exists() for f, _ in files):
+            tuning_curves([(_load(f), label) for f, label in files], results / f"{name}.png")
+            written.append(results / f"{name}.png")
     for name, parts in AGGREGATES.items():
         files = [results / f"{part}.json" for part in parts]
         if all(f.exists() for f in files):

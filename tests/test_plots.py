@@ -254,7 +254,8 @@ def test_every_embedded_figure_has_its_results_file() -> None:
     }
     assert "paper_table_epyc" in shown
     for name in shown:
-        sources = plots.AGGREGATES.get(name, [name])
+        tuning = [stem for stem, _ in plots.TUNING_FIGURES.get(name, [])]
+        sources = plots.AGGREGATES.get(name, tuning or [name])
         assert all((plots.RESULTS / f"{s}.json").exists() for s in sources), name
         assert (plots.RESULTS / f"{name}.png").exists(), name
 
@@ -285,3 +286,25 @@ def test_time_to_score_figure_draws_the_median_of_all_seeds(tmp_path: Path) -> N
     colours = plots.TIME_TO_SCORE_COLORS
     assert set(colours) == set(plots.TIME_TO_SCORE_SYSTEMS)
     assert len(set(colours.values())) == len(colours)  # one colour per system
+
+
+def test_tuning_figure_draws_each_setting_by_env_steps(tmp_path: Path) -> None:
+    def runs(scale: float, with_rate: bool) -> list[dict]:
+        return [{"seed": seed,
+                 "curve": [[0.0, 0, 0.0], [9.0, 1000, 100.0 * scale], [20.0, 2000, 200.0 * scale]],
+                 "learning_rate": [[0, 3e-4], [2000, 1e-4 * scale]] if with_rate else []}
+                for seed in (1, 2)]
+
+    sets = [({"env_id": "Ant-v4", "target_return": 3000.0, "runs": runs(1, True)}, "a"),
+            ({"env_id": "Ant-v4", "target_return": 3000.0, "runs": runs(2, False)}, "b")]
+    drawn = plots.tuning_curves(sets, tmp_path / "tuning.png")
+    assert (tmp_path / "tuning.png").stat().st_size > 0
+    steps, median = drawn["b"]["curve"]
+    assert steps[-1] == 2000 and median[-1] == pytest.approx(400.0)  # steps, not seconds
+    assert drawn["a"]["learning_rate"][1][-1] == pytest.approx(1e-4)
+    assert "learning_rate" not in drawn["b"]  # a setting whose runs did not log the rate
+
+
+def test_the_tuning_figure_names_files_that_exist() -> None:
+    for name, parts in plots.TUNING_FIGURES.items():
+        assert parts and all((plots.RESULTS / f"{stem}.json").exists() for stem, _ in parts), name
