@@ -307,7 +307,7 @@ if __name__ == "__main__":
     tx = optax.chain(optax.clip_by_global_norm(args.max_grad_norm), optax.scale_by_adam(eps=1e-8))
 
     def ppo_loss(params, minibatch):
-        """CleanRL's clipped losses, averaged over the steps whose action the engine used."""
+        """PPO's clipped losses (rl_games' smooth clamp), averaged over the steps trained on."""
         mean_action, logstd, newvalue = agent.apply(params, minibatch.obs)
         logratio = normal_logprob(mean_action, logstd, minibatch.action) - minibatch.logprob
         ratio = jnp.exp(logratio)
