@@ -221,6 +221,15 @@ def median_curve(
     return grid, np.median(ys, axis=0)
 
 
+def _save_with_legend_below(plt: Any, fig: Any, ax: Any, path: Path) -> None:
+    """Writes a figure with the legend of `ax` below its panels, outside the data."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.06 + 0.035 * ((len(labels) + 1) // 2), 1, 1))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def time_to_score_curves(data: dict[str, Any], path: Path) -> dict[str, Any]:
     """A `time_to_score.py` result: the last-100 mean return against env steps and against wall
     time, every seed's curve thin and the median of the seeds thick (where every seed has data),
@@ -268,11 +277,7 @@ def time_to_score_curves(data: dict[str, Any], path: Path) -> dict[str, Any]:
     axes[0].xaxis.set_major_formatter(EngFormatter(sep=""))
     axes[1].set(title=f"{task}: against wall time", xlabel="wall time (s)")
     axes[1].axvline(limit, color="gray", linewidth=0.8)
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.06 + 0.035 * ((len(labels) + 1) // 2), 1, 1))
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _save_with_legend_below(plt, fig, axes[0], path)
     return drawn
 
 
@@ -319,11 +324,7 @@ def tuning_curves(sets: list[tuple[dict[str, Any], str]], path: Path) -> dict[st
                 ylabel="learning rate (log scale)", yscale="log")
     for ax in axes:
         ax.xaxis.set_major_formatter(EngFormatter(sep=""))
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.06 + 0.035 * ((len(labels) + 1) // 2), 1, 1))
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _save_with_legend_below(plt, fig, axes[0], path)
     return drawn
 
 
