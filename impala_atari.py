@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Literal
 
 # GPU scatter-adds and some cuDNN algorithms are not deterministic unless asked; CPU always is.
 os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_gpu_deterministic_ops=true"
@@ -118,6 +119,8 @@ class Args:
     num_grad_shards: int = 0
     """groups of envs whose gradients are computed apart, then reduced in a fixed order
     (0 = one per learner device); keep it fixed to compare hardware splits"""
+    learner_loop: Literal["auto", "python", "compiled"] = "auto"
+    """the learner's loop: one compiled program, or Python over compiled steps (auto: on CPU)"""
     concurrency: bool = True
     """actors act with params one update old while the learner trains, else the two alternate
     (Cleanba's default: on in IMPALA, off in PPO)"""
@@ -215,19 +218,18 @@ def sample_action(agent, params, obs, key, env_ids, steps):
     logits, _ = agent.apply(params, obs)
     # A key stream per global env: actions do not depend on which thread or process steps the
     # env, nor on the batch it arrives in.
-    def env_step_key(env_id, step):
-        return jax.random.fold_in(jax.random.fold_in(key, env_id), step)
-
-    keys = jax.vmap(env_step_key)(env_ids, steps)
+    keys = jax.vmap(lambda env_id, step: jax.random.fold_in(jax.random.fold_in(key, env_id),
+                                                            step))(env_ids, steps)
     uniform = jax.vmap(lambda env_key: jax.random.uniform(env_key, logits.shape[1:]))(keys)
     return jnp.argmax(logits - jnp.log(-jnp.log(uniform)), axis=1), logits  # Gumbel-max sampling
 
 
-# ALGO LOGIC: the loss and the learner update. A rollout's arrays are time-major, [num_steps
-# (+ 1 for obs), envs, ...]; its per-env episode sums are [envs].
+# ALGO LOGIC: the loss and the learner. Rollouts are time-major: [num_steps (+1: obs), envs, ...]
 TIME_MAJOR = ("obs", "actions", "logits", "rewards", "terminations", "truncations", "masks")
 EPISODE_SUMS = ("episode_return", "episode_length", "episode_count")
 METRICS = ("loss", "policy_loss", "value_loss", "entropy")
+BATCH_SPECS = {name: P(None, "learner") if name in TIME_MAJOR else P("learner")  # over learners
+               for name in TIME_MAJOR + EPISODE_SUMS}
 
 
 def impala_loss(agent, args, params, obs, actions, behaviour_logits, rewards, terminations,
@@ -260,54 +262,58 @@ def impala_loss(agent, args, params, obs, actions, behaviour_logits, rewards, te
 
 
 def make_learner_update(agent, args, mesh, shards_per_learner):
-    """update(state, batch) -> (state, metrics). Python loops over compiled steps, not lax.scan:
-    XLA:CPU runs a convolution's gradient 15-30x slower in a loop (jax-ml/jax#12868)."""
+    """update(state, batch) -> (state, metrics): on CPU a Python loop over compiled steps (XLA:CPU
+    runs a conv's gradient 15-30x slower in a loop, jax-ml/jax#12868), else one compiled program."""
+    compiled = {"auto": jax.default_backend() != "cpu", "compiled": True}.get(args.learner_loop)
     loss_and_grad = jax.value_and_grad(partial(impala_loss, agent, args), has_aux=True)
-
+    shard_map = partial(jax.shard_map, mesh=mesh, check_vma=False)
     def on_learners(in_specs, out_specs):  # a compiled step, each learner device on its part,
         # done when it returns: past 32 queued, XLA:CPU may starve a collective of its threads
-        def compile_step(step):
-            step = jax.jit(jax.shard_map(step, mesh=mesh, in_specs=in_specs,
-                                         out_specs=out_specs, check_vma=False))
-            return lambda *step_args: jax.block_until_ready(step(*step_args))
+        def compile_step(step):  # compiled: inlined in the one program, split the same way
+            step_on_learners = jax.jit(shard_map(step, in_specs=in_specs, out_specs=out_specs))
+            return step if compiled else lambda *a: jax.block_until_ready(step_on_learners(*a))
         return compile_step
+
+    def loop(step, state, length):  # -> (state, outputs stacked over the steps)
+        if compiled:
+            return jax.lax.scan(step, state, jnp.arange(length))
+        outputs = []
+        for i in range(length):
+            state, output = step(state, i)
+            outputs.append(output)
+        return state, tuple(zip(*outputs, strict=True))
 
     @on_learners((P(None, "learner"), P(), P()), P(None, "learner"))
     def select(rollout, minibatch, shard):  # [steps, envs, ...] of one shard of a minibatch
         return tuple(x.reshape(x.shape[0], shards_per_learner, args.num_minibatches, -1,
                                *x.shape[2:])[:, shard, minibatch] for x in rollout)
-
     @on_learners((P(), P(None, "learner")), P("learner"))
     def shard_gradient(state, shard):  # one compiled step for every shard: the same bits
         (loss, aux), grads = loss_and_grad(state.params, *shard)
         return jax.tree.map(lambda x: x[None], (grads, (loss, *aux)))
-
     @on_learners((P(), P("learner")), (P(), P()))
     def apply_gradients(state, shards):
         # averaged in shard order: the same sums whatever the number of devices (unlike a pmean)
         grads, losses = jax.tree.map(lambda *x: jax.lax.all_gather(
             jnp.concatenate(x), "learner", tiled=True).mean(0), *shards)
         return state.apply_gradients(grads=grads), losses
-
     @on_learners((P(), P("learner")), P())
-    def summarize(losses, episode_sums):
-        *sums, num_samples = jnp.array(losses).sum(0)  # over minibatches (0 samples: all resets)
+    def summarize(losses, episode_sums):  # losses: [metric, minibatch]
+        *sums, num_samples = jnp.array(losses).sum(1)  # over minibatches (0 samples: all resets)
         metrics = dict(zip(METRICS, jnp.array(sums) / jnp.maximum(num_samples, 1), strict=True))
-        for name, values in episode_sums.items():  # summed over every env of every process
-            metrics[name] = jax.lax.all_gather(values, "learner", tiled=True).sum()
-        return metrics
+        return metrics | {name: jax.lax.all_gather(values, "learner", tiled=True).sum()  # every env
+                          for name, values in episode_sums.items()}  # of every process
 
     def update(state, batch):
-        rollout, losses = tuple(batch[name] for name in TIME_MAJOR), []
-        # UPDATE NETWORK
-        for minibatch in range(args.num_minibatches):
-            shards = [shard_gradient(state, select(rollout, minibatch, shard))
-                      for shard in range(shards_per_learner)]
-            state, minibatch_losses = apply_gradients(state, shards)
-            losses.append(minibatch_losses)
+        rollout = tuple(batch[name] for name in TIME_MAJOR)
+        def minibatch_step(state, minibatch):  # UPDATE NETWORK: the shards' gradients, averaged
+            return apply_gradients(state, [shard_gradient(state, select(rollout, minibatch, shard))
+                                           for shard in range(shards_per_learner)])
+        state, losses = loop(minibatch_step, state, args.num_minibatches)
         return state, summarize(losses, {name: batch[name] for name in EPISODE_SUMS})
 
-    return update
+    return jax.jit(shard_map(update, in_specs=(P(), BATCH_SPECS), out_specs=(P(), P())),
+                   donate_argnums=0) if compiled else update
 
 
 def update_episode_stats(episode_return, reward, terminated, truncated, info):
@@ -325,7 +331,6 @@ def update_episode_stats(episode_return, reward, terminated, truncated, info):
 @dataclass
 class ActorContext:
     """What every actor thread gets from the main thread besides `args`."""
-
     act: Callable  # the jitted sample_action
     key: np.ndarray  # the root of every global env's action key stream
     num_updates: int
@@ -341,9 +346,8 @@ def new_storage(envs, num_rows):
     return dict(obs=np.zeros((*shape, *obs_space.shape), obs_space.dtype),
                 actions=np.zeros(shape, np.int32),
                 logits=np.zeros((*shape, envs.action_space.n), np.float32),
-                rewards=np.zeros(shape, np.float32),
-                terminations=np.zeros(shape, np.float32),
-                truncations=np.zeros(shape, np.float32))
+                **{name: np.zeros(shape, np.float32)
+                   for name in ("rewards", "terminations", "truncations")})
 
 
 def store(storage, rows, env_id, step):
@@ -610,9 +614,8 @@ if __name__ == "__main__":
     # ALGO LOGIC: initialize agent here:
     root_key = jax.random.PRNGKey(args.seed)
 
-    def linear_schedule(count):
-        frac = 1.0 - (count // args.num_minibatches) / num_updates  # per update: one per minibatch
-        return args.learning_rate * frac
+    def linear_schedule(count):  # per update: one count per minibatch
+        return args.learning_rate * (1.0 - (count // args.num_minibatches) / num_updates)
 
     # RMSProp as PyTorch's and Cleanba's: eps outside the square root.
     tx = optax.chain(optax.clip_by_global_norm(args.max_grad_norm), optax.rmsprop(
@@ -626,8 +629,6 @@ if __name__ == "__main__":
     mesh = Mesh(np.array(global_learners), ("learner",))
     agent_state = jax.tree.map(lambda x: jax.make_array_from_callback(
         np.shape(x), NamedSharding(mesh, P()), lambda index: np.asarray(x)[index]), host_state)
-    batch_specs = {name: P(None, "learner") if name in TIME_MAJOR else P("learner")
-                   for name in TIME_MAJOR + EPISODE_SUMS}
     update_fn = make_learner_update(agent, args, mesh, num_shards // num_learners)
 
     # Global env order: process, actor device, thread, env. Learner device j of a process takes
@@ -653,7 +654,7 @@ if __name__ == "__main__":
     for device_index, device in enumerate(actor_devices):
         for thread_index in range(args.num_actor_threads):
             params_queue, rollout_queue = queue.Queue(maxsize=1), queue.Queue(maxsize=1)
-            params_queue.put(jax.device_put(params, device))
+            params_queue.put(jax.device_put(params, device, may_alias=False))
             thread_id = device_index * args.num_actor_threads + thread_index
             env_offset = (process_index * threads_per_process + thread_id) * args.local_num_envs
             threads.append(threading.Thread(target=rollout, daemon=True, args=(
@@ -671,7 +672,7 @@ if __name__ == "__main__":
         for payload in (payload for payload in payloads if isinstance(payload, BaseException)):
             raise RuntimeError("an actor thread failed") from payload
         batch = {}
-        for name, partition in batch_specs.items():
+        for name, partition in BATCH_SPECS.items():
             axis = 1 if name in TIME_MAJOR else 0
             parts = []  # one per learner device of this process: its envs, in global order
             for device_index in range(len(learner_devices)):
@@ -694,8 +695,8 @@ if __name__ == "__main__":
         # SEND THE NEW PARAMETERS to the actors (see rollout() for when they take them); the
         # actors' last rollout is already in after the last update
         if update < num_updates:
-            params = local(agent_state.params)
-            device_params = [jax.device_put(params, device) for device in actor_devices]
+            params = local(agent_state.params)  # copied: the next update donates (reuses) it
+            device_params = [jax.device_put(params, d, may_alias=False) for d in actor_devices]
             for thread_id, params_queue in enumerate(params_queues):
                 params_queue.put(device_params[thread_id // args.num_actor_threads])
 

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Literal
 
 # GPU scatter-adds and some cuDNN algorithms are not deterministic unless asked; CPU always is.
 os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_gpu_deterministic_ops=true"
@@ -119,6 +120,8 @@ class Args:
     num_grad_shards: int = 0
     """groups of envs whose gradients are computed apart, then reduced in a fixed order
     (0 = one per learner device); keep it fixed to compare hardware splits"""
+    learner_loop: Literal["auto", "python", "compiled"] = "auto"
+    """the learner's loop: one compiled program, or Python over compiled steps (auto: on CPU)"""
     concurrency: bool = False
     """actors act with params one update old while the learner trains, else the two alternate
     (Cleanba's default: on in IMPALA, off in PPO)"""
@@ -207,19 +210,18 @@ def sample_action(agent, params, obs, key, env_ids, steps):
     logits, _ = agent.apply(params, obs)
     # A key stream per global env: actions do not depend on which thread or process steps the
     # env, nor on the batch it arrives in.
-    def env_step_key(env_id, step):
-        return jax.random.fold_in(jax.random.fold_in(key, env_id), step)
-
-    keys = jax.vmap(env_step_key)(env_ids, steps)
+    keys = jax.vmap(lambda env_id, step: jax.random.fold_in(jax.random.fold_in(key, env_id),
+                                                            step))(env_ids, steps)
     uniform = jax.vmap(lambda env_key: jax.random.uniform(env_key, logits.shape[1:]))(keys)
     return jnp.argmax(logits - jnp.log(-jnp.log(uniform)), axis=1), logits  # Gumbel-max sampling
 
 
-# ALGO LOGIC: the loss and the learner update. A rollout's arrays are time-major, [num_steps
-# (+ 1 for obs), envs, ...]; its per-env episode sums are [envs].
+# ALGO LOGIC: the loss and the learner. Rollouts are time-major: [num_steps (+1: obs), envs, ...]
 TIME_MAJOR = ("obs", "actions", "logits", "rewards", "terminations", "truncations", "masks")
 EPISODE_SUMS = ("episode_return", "episode_length", "episode_count")
 METRICS = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
+BATCH_SPECS = {name: P(None, "learner") if name in TIME_MAJOR else P("learner")  # over learners
+               for name in TIME_MAJOR + EPISODE_SUMS}
 
 
 def ppo_loss(agent, args, params, obs, actions, behaviour_logits, advantages, returns, mask):
@@ -259,22 +261,30 @@ def ppo_loss(agent, args, params, obs, actions, behaviour_logits, advantages, re
 
 
 def make_learner_update(agent, args, mesh, shards_per_learner, learner_key):
-    """update(state, batch, update) -> (state, metrics). Python loops over compiled steps, not
-    lax.scan: XLA:CPU runs a convolution's gradient 15-30x slower in a loop (jax-ml/jax#12868)."""
+    """update(state, batch, update) -> (state, metrics): on CPU a Python loop over compiled steps
+    (XLA:CPU runs a conv's gradient 15-30x slower in a loop, jax-ml/jax#12868), else one program."""
+    compiled = {"auto": jax.default_backend() != "cpu", "compiled": True}.get(args.learner_loop)
     loss_and_grad = jax.value_and_grad(partial(ppo_loss, agent, args), has_aux=True)
-
+    shard_map = partial(jax.shard_map, mesh=mesh, check_vma=False)
     def on_learners(in_specs, out_specs):  # a compiled step, each learner device on its part,
         # done when it returns: past 32 queued, XLA:CPU may starve a collective of its threads
-        def compile_step(step):
-            step = jax.jit(jax.shard_map(step, mesh=mesh, in_specs=in_specs,
-                                         out_specs=out_specs, check_vma=False))
-            return lambda *step_args: jax.block_until_ready(step(*step_args))
+        def compile_step(step):  # compiled: inlined in the one program, split the same way
+            step_on_learners = jax.jit(shard_map(step, in_specs=in_specs, out_specs=out_specs))
+            return step if compiled else lambda *a: jax.block_until_ready(step_on_learners(*a))
         return compile_step
+
+    def loop(step, state, length):  # -> (state, outputs stacked over the steps)
+        if compiled:
+            return jax.lax.scan(step, state, jnp.arange(length))
+        outputs = []
+        for i in range(length):
+            state, output = step(state, i)
+            outputs.append(output)
+        return state, tuple(zip(*outputs, strict=True))
 
     @on_learners((P(), P(None, "learner"), P()), P("learner"))
     def prepare(state, rollout, shard):  # [1, samples, ...]: one shard of a device, flat
-        # CALCULATE ADVANTAGE, a compiled step per shard: a loop over a device's shards would
-        # run a different number of times, and compile differently, on each split
+        # CALCULATE ADVANTAGE, a step per shard: a loop over shards compiles differently per split
         x = {name: y.reshape(y.shape[0], shards_per_learner, -1, *y.shape[2:])[:, shard]
              for name, y in zip(TIME_MAJOR, rollout, strict=True)}
         _, values = agent.apply(state.params, x["obs"].reshape(-1, *x["obs"].shape[2:]))
@@ -297,37 +307,33 @@ def make_learner_update(agent, args, mesh, shards_per_learner, learner_key):
         indices = permutation.reshape(args.num_minibatches, -1)[minibatch]
         (loss, aux), grads = loss_and_grad(state.params, *(x[0][indices] for x in data))
         return jax.tree.map(lambda x: x[None], (grads, (loss, *aux)))
-
     @on_learners((P(), P("learner")), (P(), P()))
     def apply_gradients(state, shards):
         # averaged in shard order: the same sums whatever the number of devices (unlike a psum)
         grads, losses = jax.tree.map(lambda *x: jax.lax.all_gather(
             jnp.concatenate(x), "learner", tiled=True).mean(0), *shards)
         return state.apply_gradients(grads=grads), losses
-
     @on_learners((P(), P("learner")), P())
-    def summarize(losses, episode_sums):
-        metrics = {name: values.mean()
-                   for name, values in zip(METRICS, jnp.array(losses).T, strict=True)}
-        for name, values in episode_sums.items():  # summed over every env of every process
-            metrics[name] = jax.lax.all_gather(values, "learner", tiled=True).sum()
-        return metrics
+    def summarize(losses, episode_sums):  # losses: [metric, step]; the last epoch's steps
+        metrics = dict(zip(METRICS, jnp.array(losses)[:, -args.num_minibatches:].mean(1),
+                           strict=True))
+        return metrics | {name: jax.lax.all_gather(values, "learner", tiled=True).sum()  # every env
+                          for name, values in episode_sums.items()}  # of every process
 
     def update(state, batch, update_index):
-        rollout, losses = tuple(batch[name] for name in TIME_MAJOR), []
+        rollout = tuple(batch[name] for name in TIME_MAJOR)
         data = [prepare(state, rollout, shard) for shard in range(shards_per_learner)]
-        # UPDATE NETWORK
-        for epoch, minibatch in itertools.product(range(args.update_epochs),
-                                                  range(args.num_minibatches)):
+        def minibatch_step(state, step):  # UPDATE NETWORK: step = epoch x minibatches + minibatch
+            epoch, minibatch = divmod(step, args.num_minibatches)
             shards = [shard_gradient(state, data[shard], update_index, epoch, minibatch, shard)
                       for shard in range(shards_per_learner)]
-            state, minibatch_losses = apply_gradients(state, shards)
-            losses.append(minibatch_losses)
+            return apply_gradients(state, shards)
+        state, losses = loop(minibatch_step, state, args.update_epochs * args.num_minibatches)
         # the losses of the last epoch's minibatches (the rule of every script's losses/*)
-        return state, summarize(losses[-args.num_minibatches:],
-                                {name: batch[name] for name in EPISODE_SUMS})
+        return state, summarize(losses, {name: batch[name] for name in EPISODE_SUMS})
 
-    return update
+    return jax.jit(shard_map(update, in_specs=(P(), BATCH_SPECS, P()), out_specs=(P(), P())),
+                   donate_argnums=0) if compiled else update
 
 
 def update_episode_stats(episode_return, reward, terminated, truncated, info):
@@ -345,7 +351,6 @@ def update_episode_stats(episode_return, reward, terminated, truncated, info):
 @dataclass
 class ActorContext:
     """What every actor thread gets from the main thread besides `args`."""
-
     act: Callable  # the jitted sample_action
     key: np.ndarray  # the root of every global env's action key stream
     num_updates: int
@@ -361,9 +366,8 @@ def new_storage(envs, num_rows):
     return dict(obs=np.zeros((*shape, *obs_space.shape), obs_space.dtype),
                 actions=np.zeros(shape, np.int32),
                 logits=np.zeros((*shape, envs.action_space.n), np.float32),
-                rewards=np.zeros(shape, np.float32),
-                terminations=np.zeros(shape, np.float32),
-                truncations=np.zeros(shape, np.float32))
+                **{name: np.zeros(shape, np.float32)
+                   for name in ("rewards", "terminations", "truncations")})
 
 
 def store(storage, rows, env_id, step):
@@ -635,10 +639,9 @@ if __name__ == "__main__":
     root_key = jax.random.PRNGKey(args.seed)
     learner_key = np.asarray(jax.random.fold_in(root_key, 1))
 
-    def linear_schedule(count):
-        # one update = update_epochs x num_minibatches optimizer steps
-        frac = 1.0 - (count // (args.num_minibatches * args.update_epochs)) / num_updates
-        return args.learning_rate * frac
+    def linear_schedule(count):  # one update = update_epochs x num_minibatches optimizer steps
+        return args.learning_rate * (
+            1.0 - (count // (args.num_minibatches * args.update_epochs)) / num_updates)
 
     tx = optax.chain(optax.clip_by_global_norm(args.max_grad_norm), optax.adam(
         linear_schedule if args.anneal_lr else args.learning_rate, eps=1e-5))
@@ -650,8 +653,6 @@ if __name__ == "__main__":
     mesh = Mesh(np.array(global_learners), ("learner",))
     agent_state = jax.tree.map(lambda x: jax.make_array_from_callback(
         np.shape(x), NamedSharding(mesh, P()), lambda index: np.asarray(x)[index]), host_state)
-    batch_specs = {name: P(None, "learner") if name in TIME_MAJOR else P("learner")
-                   for name in TIME_MAJOR + EPISODE_SUMS}
     update_fn = make_learner_update(agent, args, mesh, num_shards // num_learners, learner_key)
 
     # Global env order: process, actor device, thread, env. Learner device j of a process takes
@@ -677,7 +678,7 @@ if __name__ == "__main__":
     for device_index, device in enumerate(actor_devices):
         for thread_index in range(args.num_actor_threads):
             params_queue, rollout_queue = queue.Queue(maxsize=1), queue.Queue(maxsize=1)
-            params_queue.put(jax.device_put(params, device))
+            params_queue.put(jax.device_put(params, device, may_alias=False))
             thread_id = device_index * args.num_actor_threads + thread_index
             env_offset = (process_index * threads_per_process + thread_id) * args.local_num_envs
             threads.append(threading.Thread(target=rollout, daemon=True, args=(
@@ -695,7 +696,7 @@ if __name__ == "__main__":
         for payload in (payload for payload in payloads if isinstance(payload, BaseException)):
             raise RuntimeError("an actor thread failed") from payload
         batch = {}
-        for name, partition in batch_specs.items():
+        for name, partition in BATCH_SPECS.items():
             axis = 1 if name in TIME_MAJOR else 0
             parts = []  # one per learner device of this process: its envs, in global order
             for device_index in range(len(learner_devices)):
@@ -718,8 +719,8 @@ if __name__ == "__main__":
         # SEND THE NEW PARAMETERS to the actors (see rollout() for when they take them); the
         # actors' last rollout is already in after the last update
         if update < num_updates:
-            params = local(agent_state.params)
-            device_params = [jax.device_put(params, device) for device in actor_devices]
+            params = local(agent_state.params)  # copied: the next update donates (reuses) it
+            device_params = [jax.device_put(params, d, may_alias=False) for d in actor_devices]
             for thread_id, params_queue in enumerate(params_queues):
                 params_queue.put(device_params[thread_id // args.num_actor_threads])
 

@@ -229,6 +229,11 @@ def jobs_for(name: str) -> dict[str, tuple[list[list[str]], dict[str, str]]]:
         "conv_one_learner": ([conv], {}),
         "conv_two_learners": ([[*conv, "--actor-device-ids", "0", "--learner-device-ids", "0",
                                 "1"]], TWO_DEVICES),
+        # The same with the learner that accelerators get: one compiled program per update.
+        "conv_one_learner_compiled": ([[*conv, "--learner-loop", "compiled"]], {}),
+        "conv_two_learners_compiled": ([[*conv, "--learner-loop", "compiled",
+                                         "--actor-device-ids", "0", "--learner-device-ids", "0",
+                                         "1"]], TWO_DEVICES),
         "async": ([["--env-id", "CartPole-v1", "--num-steps", "8", "--total-timesteps", "192",
                     "--num-minibatches", "2", "--local-num-envs", "8", "--async-batch-size", "4",
                     "--num-actor-threads", "1", "--no-concurrency",
@@ -423,6 +428,78 @@ def shard_update_check(name: str, out: str) -> None:
     np.savez(out, **saved)
 
 
+def compiled_split_check(name: str, out: str) -> None:
+    """Run on 2 devices, for script `name`: the compiled learner's update (2 minibatches, 2
+    gradient shards, PPO 2 epochs) of 10 random CartPole-shaped batches on 1 and on 2 learner
+    devices; the new parameters and the metrics saved to `out`."""
+    import jax
+    import optax
+    from conftest import load_script
+    from flax.training.train_state import TrainState
+    from jax.sharding import Mesh, NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    script = load_script({"ppo": "ppo_distributed", "impala": "impala_atari"}[name])
+    epochs = {"update_epochs": 2} if name == "ppo" else {}
+    args = script.Args(num_steps=16, num_minibatches=2, learner_loop="compiled", **epochs)
+    agent = script.Agent(2, (), (64, 64))
+    # on the host: the compiled update donates (deletes) the state it is given
+    params = jax.device_get(agent.init(jax.random.PRNGKey(0), np.zeros((1, 4), np.float32)))
+    steps, envs, saved = 16, 16, {}
+    for devices in (1, 2):
+        mesh = Mesh(np.array(jax.devices()[:devices]), ("learner",))
+        if name == "ppo":
+            ppo_update = script.make_learner_update(agent, args, mesh, 2 // devices,
+                                                    np.asarray(jax.random.PRNGKey(1)))
+            update = lambda state, batch, f=ppo_update: f(state, batch, np.uint32(1))  # noqa: E731
+        else:
+            update = script.make_learner_update(agent, args, mesh, 2 // devices)
+        for seed in range(10):
+            rng = np.random.default_rng(seed)
+            batch = dict(obs=rng.normal(size=(steps + 1, envs, 4)).astype(np.float32),
+                         actions=rng.integers(0, 2, (steps, envs)).astype(np.int32),
+                         logits=rng.normal(size=(steps, envs, 2)).astype(np.float32),
+                         rewards=np.ones((steps, envs), np.float32),
+                         terminations=(rng.random((steps, envs)) < 0.05).astype(np.float32),
+                         truncations=np.zeros((steps, envs), np.float32),
+                         masks=np.ones((steps, envs), np.float32),
+                         **{n: np.ones(envs, np.float32) for n in script.EPISODE_SUMS})
+            state = jax.device_put(TrainState.create(apply_fn=None, params=params,
+                                                     tx=optax.adam(1e-3)),
+                                   NamedSharding(mesh, P()))
+            state, metrics = update(state, {n: jax.device_put(x, NamedSharding(
+                mesh, script.BATCH_SPECS[n])) for n, x in batch.items()})
+            saved |= {f"{seed}/{devices}/param/{i}": np.asarray(x)
+                      for i, x in enumerate(jax.tree.leaves(state.params))}
+            saved |= {f"{seed}/{devices}/metric/{k}": np.asarray(v) for k, v in metrics.items()}
+    np.savez(out, **saved)
+
+
+@pytest.mark.parametrize("name", ["impala", "ppo"])
+def test_compiled_learner_gives_the_same_parameters_on_every_split(name, tmp_path) -> None:
+    # The compiled loop (accelerators' default) on 1 and 2 learner devices: bitwise the same
+    # parameters. PPO's metrics too; IMPALA's logged policy loss (a sum of the V-trace terms,
+    # not used by the gradient) may differ in its last bit, as XLA:CPU compiles the
+    # one-device program, with both shards in it, a little differently.
+    out = tmp_path / "compiled.npz"
+    code = (f"import sys; sys.path.insert(0, {str(ROOT / 'tests')!r}); "
+            f"import test_cleanba_scripts as t; t.compiled_split_check({name!r}, {str(out)!r})")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1", **TWO_DEVICES})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    with np.load(out) as saved:
+        one = {k.split("/", 2)[0] + "/" + k.split("/", 2)[2]: saved[k] for k in saved
+               if k.split("/")[1] == "1"}
+        two = {k.split("/", 2)[0] + "/" + k.split("/", 2)[2]: saved[k] for k in saved
+               if k.split("/")[1] == "2"}
+    assert sorted(one) == sorted(two) and len(one) > 20
+    for key, value in one.items():
+        if "/param/" in key or name == "ppo":
+            assert np.array_equal(value, two[key]), f"{name}: {key} differs on 2 devices"
+        else:
+            np.testing.assert_allclose(two[key], value, rtol=1e-6, err_msg=f"{name}: {key}")
+
+
 @pytest.mark.parametrize("name", ["impala", "ppo"])
 def test_an_update_averages_every_shards_gradient(name, tmp_path) -> None:
     # Both scripts average their shards' gradients, as Cleanba averages over its learner
@@ -499,12 +576,24 @@ def test_checkpoint_that_is_not_the_networks_fails_before_writing(runs, tmp_path
     assert not (tmp_path / "runs").exists()
 
 
-def test_conv_net_on_two_learner_devices_is_bitwise_identical(runs) -> None:
-    one, two = results(runs, "conv_one_learner"), results(runs, "conv_two_learners")
+@pytest.mark.parametrize("loop", ["", "_compiled"])
+def test_conv_net_on_two_learner_devices_is_bitwise_identical(runs, loop) -> None:
+    one, two = results(runs, f"conv_one_learner{loop}"), results(runs, f"conv_two_learners{loop}")
     assert list(one["metric/global_step"]) == [32, 64]
     differ = [k for k in one if not np.array_equal(one[k], two[k])]
-    assert not differ, f"{runs[0]}: 2 learner devices differ from 1 in {differ}"
-    assert "learners on [CpuDevice(id=0), CpuDevice(id=1)]" in output(runs, "conv_two_learners")
+    assert not differ, f"{runs[0]}{loop}: 2 learner devices differ from 1 in {differ}"
+    text = output(runs, f"conv_two_learners{loop}")
+    assert "learners on [CpuDevice(id=0), CpuDevice(id=1)]" in text
+
+
+def test_compiled_learner_is_another_program_with_the_same_training(runs) -> None:
+    # The two loops compile differently (the last bits of the parameters differ), but it is
+    # the same algorithm: the same updates, and losses equal to float32 rounding.
+    python, compiled = results(runs, "conv_one_learner"), results(runs, "conv_one_learner_compiled")
+    assert sorted(python) == sorted(compiled)
+    for name in python:
+        np.testing.assert_allclose(compiled[name], python[name], rtol=1e-3, atol=1e-5,
+                                   err_msg=f"{runs[0]}: {name}")
 
 
 def test_async_pools_without_concurrency_train(runs) -> None:
