@@ -428,6 +428,18 @@ def shard_update_check(name: str, out: str) -> None:
     np.savez(out, **saved)
 
 
+def on_two_devices(check: str, name: str, tmp_path: Path) -> Path:
+    """Runs this module's function `check(name, out)` in a process with 2 XLA CPU devices;
+    returns `out`, the .npz it saved."""
+    out = tmp_path / f"{check}.npz"
+    code = (f"import sys; sys.path.insert(0, {str(ROOT / 'tests')!r}); "
+            f"import test_cleanba_scripts as t; t.{check}({name!r}, {str(out)!r})")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1", **TWO_DEVICES})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
 def compiled_split_check(name: str, out: str) -> None:
     """Run on 2 devices, for script `name`: the compiled learner's update (2 minibatches, 2
     gradient shards, PPO 2 epochs) of 10 random CartPole-shaped batches on 1 and on 2 learner
@@ -481,13 +493,7 @@ def test_compiled_learner_gives_the_same_parameters_on_every_split(name, tmp_pat
     # parameters. PPO's metrics too; IMPALA's logged policy loss (a sum of the V-trace terms,
     # not used by the gradient) may differ in its last bit, as XLA:CPU compiles the
     # one-device program, with both shards in it, a little differently.
-    out = tmp_path / "compiled.npz"
-    code = (f"import sys; sys.path.insert(0, {str(ROOT / 'tests')!r}); "
-            f"import test_cleanba_scripts as t; t.compiled_split_check({name!r}, {str(out)!r})")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1", **TWO_DEVICES})
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    with np.load(out) as saved:
+    with np.load(on_two_devices("compiled_split_check", name, tmp_path)) as saved:
         one = {k.split("/", 2)[0] + "/" + k.split("/", 2)[2]: saved[k] for k in saved
                if k.split("/")[1] == "1"}
         two = {k.split("/", 2)[0] + "/" + k.split("/", 2)[2]: saved[k] for k in saved
@@ -506,13 +512,7 @@ def test_an_update_averages_every_shards_gradient(name, tmp_path) -> None:
     # devices (pmean). With 2 shards on 2 learner devices, a batch where only shard k's steps
     # count must move the parameters by half of what shard k's envs alone move them: a dropped
     # shard, a sum, a device that keeps its own gradient (no all_gather) all break it.
-    out = tmp_path / "deltas.npz"
-    code = (f"import sys; sys.path.insert(0, {str(ROOT / 'tests')!r}); "
-            f"import test_cleanba_scripts as t; t.shard_update_check({name!r}, {str(out)!r})")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1", **TWO_DEVICES})
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    with np.load(out) as deltas:
+    with np.load(on_two_devices("shard_update_check", name, tmp_path)) as deltas:
         for shard in (0, 1):
             leaves = {key.rsplit("/", 1)[1] for key in deltas if key.startswith(f"{shard}/")}
             assert leaves
