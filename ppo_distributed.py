@@ -360,49 +360,49 @@ class ActorContext:
 
 
 def new_storage(envs, num_rows):
-    """Row t of an env holds obs_t, the action taken on it (and its logits), and the reward and
-    flags that came with obs_t."""
-    shape, obs_space = (num_rows, envs.num_envs), envs.observation_space
-    return dict(obs=np.zeros((*shape, *obs_space.shape), obs_space.dtype),
-                actions=np.zeros(shape, np.int32),
-                logits=np.zeros((*shape, envs.action_space.n), np.float32),
-                **{name: np.zeros(shape, np.float32)
-                   for name in ("rewards", "terminations", "truncations")})
+    """Row t of an env holds the action taken on obs_t, the reward and flags that came with obs_t,
+    and the slot of obs_t and of its logits among those the rollout keeps on the device."""
+    shape = (num_rows, envs.num_envs)
+    floats = {n: np.zeros(shape, np.float32) for n in ("rewards", "terminations", "truncations")}
+    return dict(actions=np.zeros(shape, np.int32), **floats, slots=np.zeros(shape, np.int32))
 
 
-def store(storage, rows, env_id, step):
+def store(storage, on_device, rows, env_id, step):
     """Writes one recv() batch to the next row of each of its envs (rows: their counts, advanced
-    here). Async envs run at different paces, and the arrays double when one runs far ahead."""
-    if rows[env_id].max() >= len(storage["obs"]):
+    here); on_device lists its obs and logits. The arrays double when an async env runs ahead."""
+    obs, logits, *values = step
+    if rows[env_id].max() >= len(storage["actions"]):
         storage = {name: np.concatenate([array, np.zeros_like(array)])
                    for name, array in storage.items()}
-    for name, value in zip(storage, step, strict=True):
+    slots = sum(len(batch_obs) for batch_obs, _ in on_device) + np.arange(len(env_id))
+    for name, value in zip(storage, (*values, slots), strict=True):
         storage[name][rows[env_id], env_id] = value
+    on_device.append((obs, logits))
     rows[env_id] += 1
     return storage
 
 
-def transitions(storage, num_steps):
+def transitions(storage, obs, logits, num_steps):
     """The rollout: transition t goes from row t to row t + 1. The action on an obs that ends an
     episode is ignored by the engine (its next obs is the reset): no loss on it."""
-    acted, outcome = slice(0, num_steps), slice(1, num_steps + 1)
-    return dict(obs=storage["obs"][: num_steps + 1], actions=storage["actions"][acted],
-                logits=storage["logits"][acted], rewards=storage["rewards"][outcome],
+    acted, outcome, slots = slice(0, num_steps), slice(1, num_steps + 1), storage["slots"]
+    return dict(obs=obs[slots[: num_steps + 1]], actions=storage["actions"][acted],
+                logits=logits[slots[acted]], rewards=storage["rewards"][outcome],
                 terminations=storage["terminations"][outcome],
                 truncations=storage["truncations"][outcome],
                 masks=1.0 - np.maximum(storage["terminations"][acted],
                                        storage["truncations"][acted]))
 
 
-def carry_over(storage, rows, num_steps):
-    """A new storage (the transfers may still read the old one) that starts with the rows
-    collected past this rollout: row num_steps becomes row 0 (the row counts drop by num_steps)."""
-    carried = int(rows.max()) - num_steps
+def carry_over(storage, obs, logits, rows, num_steps):
+    """A new storage that starts with the rows collected past this rollout (row num_steps becomes
+    row 0; the row counts drop by num_steps), and the obs and logits of those rows."""
     rows -= num_steps
-    new = {name: np.zeros_like(array) for name, array in storage.items()}
-    for name, array in new.items():
-        array[:carried] = storage[name][num_steps : num_steps + carried]
-    return new
+    new = {name: np.roll(array, -num_steps, axis=0) for name, array in storage.items()}
+    collected = np.arange(len(new["slots"]))[:, None] < rows  # [row, env]: the env has filled it
+    kept = new["slots"][collected]
+    new["slots"][collected] = np.arange(len(kept))
+    return new, [(obs[kept], logits[kept])]
 
 
 def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_queue):
@@ -414,7 +414,7 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
                         args.seed + env_offset, args.max_episode_steps)
         key = jax.device_put(context.key, device)
         global_env_ids = np.arange(env_offset, env_offset + num_envs, dtype=np.int32)
-        storage = new_storage(envs, 2 * num_steps + 2)
+        storage, on_device = new_storage(envs, 2 * num_steps + 2), []
         rows = np.zeros(num_envs, np.int64)
         agent_steps = np.zeros(num_envs, np.int64)  # the position in each env's key stream
         episode_return = np.zeros(num_envs)
@@ -438,13 +438,14 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
 
                 # ALGO LOGIC: action logic
                 start = time.time()
-                action, logits = context.act(params, next_obs, key, global_env_ids[env_id],
+                obs = jax.device_put(next_obs, device)  # uploaded once: acted on, then kept
+                action, logits = context.act(params, obs, key, global_env_ids[env_id],
                                              agent_steps[env_id].astype(np.uint32))
-                action, logits = np.asarray(action), np.asarray(logits)
+                action = np.asarray(action)
                 inference_time += time.time() - start
                 envs.send(action, env_id)
-                storage = store(storage, rows, env_id,
-                                (next_obs, action, logits, reward, terminated, truncated))
+                storage = store(storage, on_device, rows, env_id,
+                                (obs, logits, action, reward, terminated, truncated))
                 agent_steps[env_id] += 1
 
                 # TRY NOT TO MODIFY: record rewards for plotting purposes (Atari: unclipped)
@@ -454,14 +455,15 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
                     episode_sums[name][ended] += value
                 episodes += zip(rows[ended] - 1, returns, lengths, strict=True)
 
-            # HAND THE ROLLOUT TO THE LEARNER, sliced per learner device
-            data = {**transitions(storage, num_steps), **episode_sums}
+            # HAND THE ROLLOUT TO THE LEARNER, sliced per learner device (device to device)
+            obs, logits = map(jnp.concatenate, zip(*on_device, strict=True))  # all this rollout
+            data = {**transitions(storage, obs, logits, num_steps), **episode_sums}
             sliced_rollout = [
                 (learner_index, {name: jax.device_put(
                     array[:, start:end] if name in TIME_MAJOR else array[start:end],
                     context.learner_devices[learner_index]) for name, array in data.items()})
                 for learner_index, start, end in context.slices[thread_id]]
-            storage = carry_over(storage, rows, num_steps)
+            storage, on_device = carry_over(storage, obs, logits, rows, num_steps)
             timings = dict(params_queue_get_time=params_queue_get_time,
                            rollout_time=time.time() - update_start - params_queue_get_time,
                            inference_time=inference_time)
@@ -660,16 +662,12 @@ if __name__ == "__main__":
     # thread, the part of that range the thread steps.
     envs_per_learner = num_envs // num_learners
     slices = []
-    for thread_index in range(threads_per_process):
-        thread_start = thread_index * args.local_num_envs
-        thread_end = thread_start + args.local_num_envs
-        thread_slices = []
-        for learner_index in range(len(learner_devices)):
-            start = max(thread_start, learner_index * envs_per_learner)
-            end = min(thread_end, (learner_index + 1) * envs_per_learner)
-            if start < end:
-                thread_slices.append((learner_index, start - thread_start, end - thread_start))
-        slices.append(thread_slices)
+    for thread_start in range(0, threads_per_process * args.local_num_envs, args.local_num_envs):
+        ranges = [(learner_index, max(thread_start, learner_index * envs_per_learner),
+                   min(thread_start + args.local_num_envs, (learner_index + 1) * envs_per_learner))
+                  for learner_index in range(len(learner_devices))]
+        slices.append([(learner_index, start - thread_start, end - thread_start)
+                       for learner_index, start, end in ranges if start < end])
     context = ActorContext(act=jax.jit(partial(sample_action, agent)),
                            key=np.asarray(jax.random.fold_in(root_key, 2)),
                            num_updates=num_updates, learner_devices=learner_devices, slices=slices)
@@ -710,9 +708,9 @@ if __name__ == "__main__":
         rollout_queue_get_time = time.time() - get_start
         training_start = time.time()
 
-        # UPDATE NETWORK
+        # UPDATE NETWORK, dispatched: the devices compute it while this thread goes on; its
+        # metrics are read one update later, when the next update is queued behind it
         agent_state, metrics = update_fn(agent_state, batch, np.uint32(update))
-        metrics = {name: float(np.asarray(value)) for name, value in local(metrics).items()}
         training_time = time.time() - training_start
         put_start = time.time()
 
@@ -726,8 +724,7 @@ if __name__ == "__main__":
 
         # TRY NOT TO MODIFY: record rewards for plotting purposes
         global_step = update * batch_size
-        metrics["global_step"] = global_step
-        for name, value in metrics.items():
+        for name, value in {**local(metrics), "global_step": global_step}.items():
             history.setdefault(name, []).append(value)
         if writer is None:
             continue
@@ -736,7 +733,6 @@ if __name__ == "__main__":
                    "charts/learning_rate": linear_schedule(
                        (update - 1) * args.num_minibatches * args.update_epochs)
                    if args.anneal_lr else args.learning_rate,
-                   **{f"losses/{name}": metrics[name] for name in METRICS},
                    "stats/rollout_queue_get_time": rollout_queue_get_time,
                    "stats/training_time": training_time,
                    "stats/params_queue_put_time": time.time() - put_start,
@@ -750,9 +746,13 @@ if __name__ == "__main__":
             writer.add_scalar("charts/episodic_length", length, episode_step)
         for tag, value in scalars.items():
             writer.add_scalar(tag, value, global_step)
+        for name in METRICS if update > 1 else ():  # the previous update's, queued before this one
+            writer.add_scalar(f"losses/{name}", float(history[name][-2]), global_step - batch_size)
         if update % 10 == 0 or update == num_updates:  # the rollout's mean, over every process
             tqdm.write(f"global_step={global_step} SPS={sps} episodic_return="
-                       f"{metrics['episode_return'] / (metrics['episode_count'] or np.nan):.2f}")
+                       f"{history['episode_return'][-1] / history['episode_count'][-1]:.2f}")
+    for name in METRICS if writer else ():  # the last update's
+        writer.add_scalar(f"losses/{name}", float(history[name][-1]), global_step)
     for thread in threads:
         thread.join()
 

@@ -183,6 +183,43 @@ def test_atari_envs_follow_cleanbas_current_protocol(impala, ppo) -> None:
         envs.close()
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_rollouts_keep_every_envs_steps_in_order_with_async_batches(impala, seed) -> None:
+    # The actors' storage (the same text in both scripts): each recv() batch is a random subset
+    # of the envs, so some run many steps ahead; their obs and logits stay on the device. Every
+    # value encodes (env, step); each rollout must hand env e's steps k*T ... (k+1)*T in order,
+    # and the steps past it must start the next rollout.
+    import jax.numpy as jnp
+
+    rng, num_envs, num_steps = np.random.default_rng(seed), 5, 4
+    storage = impala.new_storage(type("Envs", (), {"num_envs": num_envs}), 2 * num_steps + 2)
+    on_device, rows = [], np.zeros(num_envs, np.int64)
+    steps = np.zeros(num_envs, np.int64)  # each env's global step count
+    ahead = 0  # the most steps an env collected past a rollout's last row
+    for rollout in range(4):
+        while rows.min() < num_steps + 1:
+            env_id = np.flatnonzero(rng.random(num_envs) < 0.5) if rows.min() else (
+                np.arange(num_envs))
+            env_id = env_id if len(env_id) else np.array([int(rows.argmin())])
+            code = (env_id * 1000 + steps[env_id]).astype(np.float32)
+            storage = impala.store(storage, on_device, rows, env_id,
+                                   (jnp.asarray(code[:, None, None] + np.zeros((1, 2, 2))),
+                                    jnp.asarray(code[:, None] * np.ones((1, 3))), code,
+                                    code, np.zeros_like(code), np.zeros_like(code)))
+            steps[env_id] += 1
+        obs, logits = (jnp.concatenate(arrays) for arrays in zip(*on_device, strict=True))
+        data = impala.transitions(storage, obs, logits, num_steps)
+        expected = np.arange(num_envs) * 1000 + np.arange(num_steps + 1)[:, None] + (
+            rollout * num_steps)
+        np.testing.assert_array_equal(np.asarray(data["obs"])[..., 0, 0], expected)
+        np.testing.assert_array_equal(np.asarray(data["logits"])[..., 0], expected[:-1])
+        np.testing.assert_array_equal(data["actions"], expected[:-1])
+        np.testing.assert_array_equal(data["rewards"], expected[1:])
+        ahead = max(ahead, int(rows.max()) - num_steps - 1)
+        storage, on_device = impala.carry_over(storage, obs, logits, rows, num_steps)
+    assert ahead >= 2  # an env ran steps ahead of the rollout: carried over, in order
+
+
 # ------------------------------------------------------------------------- end-to-end runs
 
 
