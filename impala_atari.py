@@ -234,8 +234,8 @@ BATCH_SPECS = {name: P(None, "learner") if name in TIME_MAJOR else P("learner") 
 
 def impala_loss(agent, args, params, obs, actions, behaviour_logits, rewards, terminations,
                 truncations, mask):
-    """Summed (not averaged) over a shard's [num_steps, envs] sequences, as in IMPALA; the
-    learner averages the shards' gradients, as Cleanba averages its learner devices' sums."""
+    """Summed (not averaged) over a shard's [num_steps, envs] sequences, as in IMPALA, as dot
+    products with the mask, which XLA compiles alike on every split (a .sum() it may not)."""
     logits, values = agent.apply(params, obs.reshape(-1, *obs.shape[2:]))
     logits, values = logits.reshape(*obs.shape[:2], -1)[:-1], values.reshape(obs.shape[:2])
     logprobs = jax.nn.log_softmax(logits)
@@ -251,11 +251,11 @@ def impala_loss(agent, args, params, obs, actions, behaviour_logits, rewards, te
         args.clip_pg_rho_threshold))
 
     # CALCULATE ACTOR LOSS
-    pg_loss = -(logprob * pg_advantages * mask).sum()
-    entropy = (-(jnp.exp(logprobs) * logprobs).sum(-1) * mask).sum()
+    pg_loss = -jnp.vdot(logprob * pg_advantages, mask)
+    entropy = jnp.vdot(-(jnp.exp(logprobs) * logprobs).sum(-1), mask)
 
     # CALCULATE VALUE LOSS
-    v_loss = 0.5 * ((targets - values[:-1]) ** 2 * mask).sum()
+    v_loss = 0.5 * jnp.vdot((targets - values[:-1]) ** 2, mask)
 
     loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
     return loss, (pg_loss, v_loss, entropy, mask.sum())
