@@ -751,7 +751,7 @@ if __name__ == "__main__":
         if update % 10 == 0 or update == num_updates:  # the rollout's mean, over every process
             tqdm.write(f"global_step={global_step} SPS={sps} episodic_return="
                        f"{history['episode_return'][-1] / history['episode_count'][-1]:.2f}")
-    for name in METRICS if writer else ():  # the last update's
+    for name in METRICS if writer and history else ():  # the last update's (if any)
         writer.add_scalar(f"losses/{name}", float(history[name][-1]), global_step)
     for thread in threads:
         thread.join()
