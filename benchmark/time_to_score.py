@@ -7,8 +7,8 @@ target, compile time and start-up included, for several training systems and see
     python benchmark/time_to_score.py --systems cleanrl \
         --cleanrl ~/cleanrl/cleanrl/ppo_continuous_action.py
 
-Systems (each run alone, one after the other, as a subprocess in its own folder, stopped at
-`--wall-limit` seconds after it was started):
+Systems (each run alone, one after the other, seed by seed, as a subprocess in its own folder,
+stopped at `--wall-limit` seconds after it was started):
   - `xla_jax`: ppo_mujoco_envpool_xla_jax.py with its defaults;
   - `ppo_mujoco`: ppo_mujoco_envpool.py (PyTorch, CleanRL's hyperparameters) with its defaults;
   - `rl_games_envpool_core` / `rl_games_envpool`: rl_games' own `mujoco/<task>_envpool.yaml`
@@ -286,17 +286,25 @@ def main() -> None:
     out = args.out or ROOT / "benchmark" / "out" / \
         f"time_to_score_{args.env_id.split('-')[0].lower()}"
     out.parent.mkdir(parents=True, exist_ok=True)
-    runs = [run_one(system, args.env_id, seed, args.wall_limit, args.cleanrl, args.script_args)
-            for system in args.systems for seed in args.seeds]
-    for r in runs:
-        r["summary"] = run_summary(r["curve"], args.target, args.at_steps)
-    table = summarize(runs, args.target, args.at_steps, args.wall_limit, os.cpu_count())
+    # Seed by seed, each seed's systems back to back: a drift in the machine's speed over the
+    # hours falls on every system alike. The results are rewritten after each run, so an
+    # interrupted benchmark keeps the runs that finished.
+    runs = []
+    for seed in args.seeds:
+        for system in args.systems:
+            run = run_one(system, args.env_id, seed, args.wall_limit, args.cleanrl,
+                          args.script_args)
+            runs.append(run | {"summary": run_summary(run["curve"], args.target, args.at_steps)})
+            ordered = sorted(runs, key=lambda r: args.systems.index(r["system"]))
+            table = summarize(ordered, args.target, args.at_steps, args.wall_limit,
+                              os.cpu_count())
+            kept = [{**r, "curve": thin(r["curve"]), "entropy": thin(r["entropy"], 200)}
+                    for r in ordered]
+            data = {"env_id": args.env_id, "target": args.target, "wall_limit": args.wall_limit,
+                    "cpus": os.cpu_count(), "runs": kept}
+            out.with_suffix(".json").write_text(json.dumps(data, indent=1))
+            out.with_suffix(".md").write_text(table + "\n")
     print(table)
-    kept = [{**r, "curve": thin(r["curve"]), "entropy": thin(r["entropy"], 200)} for r in runs]
-    data = {"env_id": args.env_id, "target": args.target, "wall_limit": args.wall_limit,
-            "cpus": os.cpu_count(), "runs": kept}
-    out.with_suffix(".json").write_text(json.dumps(data, indent=1))
-    out.with_suffix(".md").write_text(table + "\n")
     plot(data, out.with_suffix(".png"))
 
 
