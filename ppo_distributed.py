@@ -367,19 +367,19 @@ def new_storage(envs, num_rows):
     return dict(actions=np.zeros(shape, np.int32), **floats, slots=np.zeros(shape, np.int32))
 
 
-def store(storage, on_device, rows, env_id, step):
+def store(storage, on_device, num_kept, rows, env_id, step):
     """Writes one recv() batch to the next row of each of its envs (rows: their counts, advanced
-    here); on_device lists its obs and logits. The arrays double when an async env runs ahead."""
+    here), its obs and logits after the num_kept on_device; returns the storage and the new count.
+    The arrays double when an async env runs ahead."""
     obs, logits, *values = step
     if rows[env_id].max() >= len(storage["actions"]):
         storage = {name: np.concatenate([array, np.zeros_like(array)])
                    for name, array in storage.items()}
-    slots = sum(len(batch_obs) for batch_obs, _ in on_device) + np.arange(len(env_id))
-    for name, value in zip(storage, (*values, slots), strict=True):
+    for name, value in zip(storage, (*values, num_kept + np.arange(len(env_id))), strict=True):
         storage[name][rows[env_id], env_id] = value
     on_device.append((obs, logits))
     rows[env_id] += 1
-    return storage
+    return storage, num_kept + len(env_id)
 
 
 def transitions(storage, obs, logits, num_steps):
@@ -396,13 +396,13 @@ def transitions(storage, obs, logits, num_steps):
 
 def carry_over(storage, obs, logits, rows, num_steps):
     """A new storage that starts with the rows collected past this rollout (row num_steps becomes
-    row 0; the row counts drop by num_steps), and the obs and logits of those rows."""
+    row 0; the row counts drop by num_steps), and the obs and logits of those rows, and how many."""
     rows -= num_steps
     new = {name: np.roll(array, -num_steps, axis=0) for name, array in storage.items()}
     collected = np.arange(len(new["slots"]))[:, None] < rows  # [row, env]: the env has filled it
     kept = new["slots"][collected]
     new["slots"][collected] = np.arange(len(kept))
-    return new, [(obs[kept], logits[kept])]
+    return new, [(obs[kept], logits[kept])], len(kept)
 
 
 def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_queue):
@@ -414,7 +414,7 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
                         args.seed + env_offset, args.max_episode_steps)
         key = jax.device_put(context.key, device)
         global_env_ids = np.arange(env_offset, env_offset + num_envs, dtype=np.int32)
-        storage, on_device = new_storage(envs, 2 * num_steps + 2), []
+        storage, on_device, num_kept = new_storage(envs, 2 * num_steps + 2), [], 0
         rows = np.zeros(num_envs, np.int64)
         agent_steps = np.zeros(num_envs, np.int64)  # the position in each env's key stream
         episode_return = np.zeros(num_envs)
@@ -444,8 +444,8 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
                 action = np.asarray(action)
                 inference_time += time.time() - start
                 envs.send(action, env_id)
-                storage = store(storage, on_device, rows, env_id,
-                                (obs, logits, action, reward, terminated, truncated))
+                storage, num_kept = store(storage, on_device, num_kept, rows, env_id,
+                                          (obs, logits, action, reward, terminated, truncated))
                 agent_steps[env_id] += 1
 
                 # TRY NOT TO MODIFY: record rewards for plotting purposes (Atari: unclipped)
@@ -463,7 +463,7 @@ def rollout(args, context, thread_id, env_offset, device, params_queue, rollout_
                     array[:, start:end] if name in TIME_MAJOR else array[start:end],
                     context.learner_devices[learner_index]) for name, array in data.items()})
                 for learner_index, start, end in context.slices[thread_id]]
-            storage, on_device = carry_over(storage, obs, logits, rows, num_steps)
+            storage, on_device, num_kept = carry_over(storage, obs, logits, rows, num_steps)
             timings = dict(params_queue_get_time=params_queue_get_time,
                            rollout_time=time.time() - update_start - params_queue_get_time,
                            inference_time=inference_time)

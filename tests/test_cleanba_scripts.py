@@ -193,7 +193,7 @@ def test_rollouts_keep_every_envs_steps_in_order_with_async_batches(impala, seed
 
     rng, num_envs, num_steps = np.random.default_rng(seed), 5, 4
     storage = impala.new_storage(type("Envs", (), {"num_envs": num_envs}), 2 * num_steps + 2)
-    on_device, rows = [], np.zeros(num_envs, np.int64)
+    on_device, num_kept, rows = [], 0, np.zeros(num_envs, np.int64)
     steps = np.zeros(num_envs, np.int64)  # each env's global step count
     ahead = 0  # the most steps an env collected past a rollout's last row
     for rollout in range(4):
@@ -202,10 +202,12 @@ def test_rollouts_keep_every_envs_steps_in_order_with_async_batches(impala, seed
                 np.arange(num_envs))
             env_id = env_id if len(env_id) else np.array([int(rows.argmin())])
             code = (env_id * 1000 + steps[env_id]).astype(np.float32)
-            storage = impala.store(storage, on_device, rows, env_id,
-                                   (jnp.asarray(code[:, None, None] + np.zeros((1, 2, 2))),
-                                    jnp.asarray(code[:, None] * np.ones((1, 3))), code,
-                                    code, np.zeros_like(code), np.zeros_like(code)))
+            storage, num_kept = impala.store(
+                storage, on_device, num_kept, rows, env_id,
+                (jnp.asarray(code[:, None, None] + np.zeros((1, 2, 2))),
+                 jnp.asarray(code[:, None] * np.ones((1, 3))), code, code, np.zeros_like(code),
+                 np.zeros_like(code)))
+            assert num_kept == sum(len(batch_obs) for batch_obs, _ in on_device)
             steps[env_id] += 1
         obs, logits = (jnp.concatenate(arrays) for arrays in zip(*on_device, strict=True))
         data = impala.transitions(storage, obs, logits, num_steps)
@@ -216,7 +218,7 @@ def test_rollouts_keep_every_envs_steps_in_order_with_async_batches(impala, seed
         np.testing.assert_array_equal(data["actions"], expected[:-1])
         np.testing.assert_array_equal(data["rewards"], expected[1:])
         ahead = max(ahead, int(rows.max()) - num_steps - 1)
-        storage, on_device = impala.carry_over(storage, obs, logits, rows, num_steps)
+        storage, on_device, num_kept = impala.carry_over(storage, obs, logits, rows, num_steps)
     assert ahead >= 2  # an env ran steps ahead of the rollout: carried over, in order
 
 
