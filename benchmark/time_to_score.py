@@ -263,6 +263,12 @@ def remake(path: Path) -> None:
     plot(data, path.with_suffix(".png"))
 
 
+def with_ending(out: Path, ending: str) -> Path:
+    """OUT with an ending added: `--out results/ant_kl_0.02` gives `ant_kl_0.02.json`, where
+    Path.with_suffix would replace the `.02`."""
+    return out.with_name(out.name + ending)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--systems", nargs="+", choices=SYSTEMS, default=["xla_jax"])
@@ -302,10 +308,10 @@ def main() -> None:
                     for r in ordered]
             data = {"env_id": args.env_id, "target": args.target, "wall_limit": args.wall_limit,
                     "cpus": os.cpu_count(), "runs": kept}
-            out.with_suffix(".json").write_text(json.dumps(data, indent=1))
-            out.with_suffix(".md").write_text(table + "\n")
+            with_ending(out, ".json").write_text(json.dumps(data, indent=1))
+            with_ending(out, ".md").write_text(table + "\n")
     print(table)
-    plot(data, out.with_suffix(".png"))
+    plot(data, with_ending(out, ".png"))
 
 
 if __name__ == "__main__":

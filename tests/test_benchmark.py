@@ -263,6 +263,8 @@ def test_time_to_score_passes_script_options_and_names_them(tmp_path: Path) -> N
                          "return_at_steps": {"1000000": 500.0}}} for args in ("", "--ent-coef 1")]
     table = tts.summarize(runs, 3000.0, [1000000], 300.0, cpus=2)
     assert "| xla_jax | 1 | 0 of 1 |" in table and "| xla_jax --ent-coef 1 | 1 | 0 of 1 |" in table
+    # A setting in the results' name keeps its digits: `_0.02.json`, not `_0.json`.
+    assert tts.with_ending(tmp_path / "ant_kl_0.02", ".json") == tmp_path / "ant_kl_0.02.json"
 
 
 def test_atari_speedups_times_each_phase_of_the_main_jobs_iteration(tmp_path: Path) -> None:
