@@ -178,11 +178,14 @@ def runs_from_training(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "system": system,
                 "script": Path(script).stem,
                 "budget": int(r["run"].split(":")[2]),
+                "variant": "",
                 "seed": r["seed"],
                 "steps": steps,
                 "returns": returns,
                 "wall": list(wall_times(steps, r["sps"])) if r.get("sps") else None,
                 "final": final_return(returns),
+                "mean_sps": r.get("mean_sps"),
+                "wall_s": r.get("wall_s"),
             }
         )
     return runs
@@ -286,8 +289,10 @@ def time_to_score_curves(data: dict[str, Any], path: Path) -> dict[str, Any]:
 TUNING_FIGURES: dict[str, list[tuple[str, str]]] = {
     "ppo_mujoco_xla_jax_ant_tuning": [
         ("ppo_mujoco_xla_jax_ant_tuning_defaults", "previous defaults (KL to the rollout)"),
-        ("ppo_mujoco_xla_jax_ant_tuning_rl_games_setting",
-         "rl_games' setting, KL to the previous pass"),
+        (
+            "ppo_mujoco_xla_jax_ant_tuning_rl_games_setting",
+            "rl_games' setting, KL to the previous pass",
+        ),
         ("ppo_mujoco_xla_jax_ant_tuning_smooth_clamp", "the same with the smooth clamp (defaults)"),
     ],
 }
@@ -306,22 +311,31 @@ def tuning_curves(sets: list[tuple[dict[str, Any], str]], path: Path) -> dict[st
     for (data, label), color in zip(sets, TUNING_COLORS, strict=False):
         runs = [r for r in data["runs"] if r["curve"]]
         for ax, key in zip(axes, ("curve", "learning_rate"), strict=True):
-            curves = [([p[-2] for p in r[key]], [p[-1] for p in r[key]])
-                      for r in runs if r.get(key)]
+            curves = [
+                ([p[-2] for p in r[key]], [p[-1] for p in r[key]]) for r in runs if r.get(key)
+            ]
             for x, y in curves:
                 ax.plot(x, y, color=color, linewidth=0.7, alpha=0.45)
             if curves:
                 x, median = median_curve(curves)
-                ax.plot(x, median, color=color, linewidth=2.4,
-                        label=f"{label}, {len(curves)} seeds")
+                ax.plot(
+                    x, median, color=color, linewidth=2.4, label=f"{label}, {len(curves)} seeds"
+                )
                 drawn.setdefault(label, {})[key] = (x, median)
     target = sets[0][0]["target_return"]
     axes[0].axhline(target, color="gray", linestyle=":", linewidth=1.2, label=f"{target:,.0f}")
     task = sets[0][0]["env_id"]
-    axes[0].set(title=f"{task}: return against env steps", xlabel="env steps",
-                ylabel="return, mean of the last 100 episodes")
-    axes[1].set(title=f"{task}: the adaptive learning rate", xlabel="env steps",
-                ylabel="learning rate (log scale)", yscale="log")
+    axes[0].set(
+        title=f"{task}: return against env steps",
+        xlabel="env steps",
+        ylabel="return, mean of the last 100 episodes",
+    )
+    axes[1].set(
+        title=f"{task}: the adaptive learning rate",
+        xlabel="env steps",
+        ylabel="learning rate (log scale)",
+        yscale="log",
+    )
     for ax in axes:
         ax.xaxis.set_major_formatter(EngFormatter(sep=""))
     _save_with_legend_below(plt, fig, axes[0], path)
@@ -394,9 +408,10 @@ def learning_curves(
     """One row per task and budget (`budget_rows`): return against env steps, and against wall
     time where the runs logged it.
 
-    Runs of one (system, script, budget) in a row are a group: each seed thin (a trailing mean
-    over `window` logged returns from the `window`-th on, or, for a seed with fewer than
-    `POINTS_BELOW` logged returns, a point per logged return) and the mean of the seeds thick.
+    Runs of one (system, script, variant, budget) in a row are a group (a run's variant, such as
+    a flag, is "" unless a caller sets it): each seed thin (a trailing mean over `window` logged
+    returns from the `window`-th on, or, for a seed with fewer than `POINTS_BELOW` logged
+    returns, a point per logged return) and the mean of the seeds thick.
     Each group's final return (`final_return`, mean ± std over seeds, as the tables give it) is a
     diamond at its last step. The reference of the task, if `reference_of` finds one, is a star
     with its ± std error bar at the step it was measured at (a note when that step is far off
@@ -417,13 +432,14 @@ def learning_curves(
     for subfig, (task, budget, mine_row) in zip(subfigs, rows, strict=True):
         row = np.atleast_1d(subfig.subplots(1, cols))
         name = f"{task}, {budget}"
-        groups: dict[tuple[str, str, Any], list] = {}
+        groups: dict[tuple[str, str, str, Any], list] = {}
         for r in mine_row:
-            groups.setdefault((r["system"], r["script"], r["budget"]), []).append(r)
+            key = (r["system"], r["script"], r.get("variant", ""), r["budget"])
+            groups.setdefault(key, []).append(r)
         styles: dict[str, int] = {}
         smoothed = thin = points = means = False
         longest = max(r["steps"][-1] for r in mine_row)
-        for (system, script, group_budget), mine in groups.items():
+        for (system, script, variant, group_budget), mine in groups.items():
             style = ("-", "--", ":", "-.")[styles.setdefault(system, 0) % 4]
             marker = ("o", "s", "^", "v")[styles[system] % 4]
             styles[system] += 1
@@ -432,7 +448,8 @@ def learning_curves(
             if isinstance(group_budget, int):
                 group_budget = _steps(group_budget) + " steps"
             n = len(mine)
-            label = f"{script} ({system}), {group_budget}, {n} seed{'s' if n > 1 else ''}"
+            name_of = f"{script} {variant}" if variant else script
+            label = f"{name_of} ({system}), {group_budget}, {n} seed{'s' if n > 1 else ''}"
             color = COLORS[system]
             few = min(len(r["returns"]) for r in mine) < POINTS_BELOW
             entry: dict[str, Any] = {"seed_ids": seeds, "points": few}
@@ -703,6 +720,91 @@ AGGREGATES = {
 }
 
 
+# Seed-by-seed comparisons of variants of a script (each run its own results file, added as it
+# finishes): a figure of the files present and a summary of the last-`window` mean return at
+# `at_steps`. Files: (results stem, variant label; "" for the script as it is).
+COMPARISONS: dict[str, dict[str, Any]] = {
+    "ppo_atari_envpool_breakout_1m": {
+        "at_steps": (500_000, 1_000_000),
+        "window": 100,
+        "files": [
+            *(
+                (f"ppo_atari_envpool_breakout_1m_{kind}_seed{s}", variant)
+                for kind, variant in (("fp32", ""), ("bf16", "--bf16"))
+                for s in (1, 2, 3)
+            ),
+        ],
+    },
+}
+
+
+def last_mean_at(
+    steps: Sequence[float], returns: Sequence[float], at: float, window: int
+) -> float | None:
+    """The mean of the last `window` returns logged at or before step `at` (None: none yet)."""
+    upto = [g for x, g in zip(steps, returns, strict=True) if x <= at][-window:]
+    return float(np.mean(upto)) if upto else None
+
+
+def summary_at_steps(
+    runs: list[dict[str, Any]], at_steps: Sequence[int], window: int
+) -> list[dict[str, Any]]:
+    """Per (script, variant, system): each seed's last-`window` mean at `at_steps`, the mean ±
+    std over seeds (std with ddof 1; None for one seed), and the mean of the logged steps/s and
+    the wall time, which depend on what else the machine ran."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for r in runs:
+        groups.setdefault((r["script"], r["variant"], r["system"]), []).append(r)
+    out = []
+    for (script, variant, system), mine in groups.items():
+        mine = sorted(mine, key=lambda r: r["seed"])
+        at = {}
+        for step in at_steps:
+            values = [last_mean_at(r["steps"], r["returns"], step, window) for r in mine]
+            at[_steps(step)] = {
+                "per_seed": [None if v is None else round(v, 1) for v in values],
+                "mean": round(float(np.mean(values)), 1) if None not in values else None,
+                "std": round(float(np.std(values, ddof=1)), 1)
+                if len(values) > 1 and None not in values
+                else None,
+            }
+        out.append(
+            {
+                "script": script,
+                "variant": variant,
+                "system": system,
+                "seeds": [r["seed"] for r in mine],
+                f"last{window}_at": at,
+                "mean_sps_per_seed": [r["mean_sps"] and round(r["mean_sps"]) for r in mine],
+                "wall_min_per_seed": [r["wall_s"] and round(r["wall_s"] / 60, 1) for r in mine],
+            }
+        )
+    return out
+
+
+def comparison(name: str, results: Path = RESULTS) -> list[Path]:
+    """Draws `COMPARISONS[name]` from the files present and writes its summary beside it."""
+    spec = COMPARISONS[name]
+    runs = []
+    for stem, variant in spec["files"]:
+        if (results / f"{stem}.json").exists():
+            for run in runs_from_training(_load(results / f"{stem}.json")):
+                runs.append({**run, "variant": variant, "file": f"{stem}.json"})
+    if not runs:
+        return []
+    learning_curves(runs, results / f"{name}.png", window=spec["window"])
+    summary = {
+        "what": f"the mean return of the last {spec['window']} episodes at "
+        + ", ".join(_steps(s) for s in spec["at_steps"])
+        + " steps per seed and over seeds (std with ddof 1), the mean logged steps/s and the"
+        " wall time of each seed, computed by plots.py from the files",
+        "files": [r["file"] for r in runs],
+        "groups": summary_at_steps(runs, spec["at_steps"], spec["window"]),
+    }
+    (results / f"{name}_summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    return [results / f"{name}.png", results / f"{name}_summary.json"]
+
+
 def _load(path: Path) -> Any:
     return json.loads(path.read_text())
 
@@ -735,6 +837,8 @@ def remake(results: Path = RESULTS) -> list[Path]:
             runs = [run for f in files for run in runs_from_training(_load(f))]
             learning_curves(runs, results / f"{name}.png")
             written.append(results / f"{name}.png")
+    for name in COMPARISONS:
+        written += comparison(name, results)
     return written
 
 

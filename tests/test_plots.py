@@ -290,13 +290,19 @@ def test_time_to_score_figure_draws_the_median_of_all_seeds(tmp_path: Path) -> N
 
 def test_tuning_figure_draws_each_setting_by_env_steps(tmp_path: Path) -> None:
     def runs(scale: float, with_rate: bool) -> list[dict]:
-        return [{"seed": seed,
-                 "curve": [[0.0, 0, 0.0], [9.0, 1000, 100.0 * scale], [20.0, 2000, 200.0 * scale]],
-                 "learning_rate": [[0, 3e-4], [2000, 1e-4 * scale]] if with_rate else []}
-                for seed in (1, 2)]
+        return [
+            {
+                "seed": seed,
+                "curve": [[0.0, 0, 0.0], [9.0, 1000, 100.0 * scale], [20.0, 2000, 200.0 * scale]],
+                "learning_rate": [[0, 3e-4], [2000, 1e-4 * scale]] if with_rate else [],
+            }
+            for seed in (1, 2)
+        ]
 
-    sets = [({"env_id": "Ant-v4", "target_return": 3000.0, "runs": runs(1, True)}, "a"),
-            ({"env_id": "Ant-v4", "target_return": 3000.0, "runs": runs(2, False)}, "b")]
+    sets = [
+        ({"env_id": "Ant-v4", "target_return": 3000.0, "runs": runs(1, True)}, "a"),
+        ({"env_id": "Ant-v4", "target_return": 3000.0, "runs": runs(2, False)}, "b"),
+    ]
     drawn = plots.tuning_curves(sets, tmp_path / "tuning.png")
     assert (tmp_path / "tuning.png").stat().st_size > 0
     steps, median = drawn["b"]["curve"]
@@ -308,3 +314,30 @@ def test_tuning_figure_draws_each_setting_by_env_steps(tmp_path: Path) -> None:
 def test_the_tuning_figure_names_files_that_exist() -> None:
     for name, parts in plots.TUNING_FIGURES.items():
         assert parts and all((plots.RESULTS / f"{stem}.json").exists() for stem, _ in parts), name
+
+
+def test_last_mean_at_a_step() -> None:
+    steps, returns = [100, 200, 300, 400], [1.0, 2.0, 3.0, 10.0]
+    assert plots.last_mean_at(steps, returns, 300, window=2) == 2.5  # 200 and 300, not 400
+    assert plots.last_mean_at(steps, returns, 1000, window=10) == 4.0
+    assert plots.last_mean_at(steps, returns, 50, window=2) is None
+
+
+def test_variants_are_groups_of_their_own_with_a_summary(tmp_path: Path) -> None:
+    """A script's flag variant (here `--bf16`) is drawn and summarised apart from the script."""
+    runs = []
+    for variant, offset in (("", 0.0), ("--bf16", 100.0)):
+        for run in plots.runs_from_training(synthetic_results()):
+            run["returns"] = [g + offset for g in run["returns"]]
+            runs.append({**run, "variant": variant})
+    drawn = plots.learning_curves(runs, tmp_path / "variants.png", window=1)
+    row = drawn["Hopper-v4, 100k steps"]
+    plain = row["ppo_mujoco_envpool (envpool_core), 100k steps, 3 seeds"]
+    bf16 = row["ppo_mujoco_envpool --bf16 (envpool_core), 100k steps, 3 seeds"]
+    np.testing.assert_allclose(bf16["mean"] - plain["mean"], 100.0)
+    summary = plots.summary_at_steps(runs, [50_000], window=10)
+    assert [(g["variant"], g["seeds"]) for g in summary] == [("", [1, 2, 3]), ("--bf16", [1, 2, 3])]
+    # Seed s at 50k: the mean of s + 41..50 = s + 45.5; over seeds 47.5 ± 1.
+    at = summary[0]["last10_at"]["50k"]
+    assert at == {"per_seed": [46.5, 47.5, 48.5], "mean": 47.5, "std": 1.0}
+    assert summary[1]["last10_at"]["50k"]["mean"] == 147.5
