@@ -3,10 +3,10 @@ r"""PPO with continuous actions on MuJoCo, every iteration one compiled function
 
 The rollout is a `jax.lax.scan` over the pool's `xla()` step, so no Python runs per env step:
 sampling, observation normalisation, GAE, return standardisation and the update epochs are one
-`jax.jit`. The algorithm is rl_games' `ant_envpool.yaml` (64 envs x 64 steps, two minibatches, a
-shared trunk, its KL-adaptive learning rate, value normalisation). As in ppo_mujoco_envpool.py a
-time limit is not a terminal state (the target bootstraps from V(final observation)), and the step
-after an episode end, whose action the engine ignores while it resets the env, is not trained on.
+`jax.jit`. The algorithm is rl_games' `ant_envpool.yaml` (two minibatches, a shared trunk, its
+KL-adaptive learning rate, value normalisation) on 128 envs x 32 steps. As in ppo_mujoco_envpool.py
+a time limit is not a terminal state (the target bootstraps from V(final observation)), and the
+step after an episode end, whose action the engine ignores while it resets the env, is not trained.
 """
 
 import itertools
@@ -64,9 +64,9 @@ class Args:
     """total timesteps of the experiments"""
     learning_rate: float = 3e-4
     """the learning rate of the optimizer"""
-    num_envs: int = 64
+    num_envs: int = 128
     """the number of parallel game environments"""
-    num_steps: int = 64
+    num_steps: int = 32
     """the number of steps to run in each environment per policy rollout"""
     max_episode_steps: int | None = None
     """the time limit in agent steps (None: the task's, 27000 on Atari, 1000 on most of MuJoCo)"""

@@ -180,7 +180,7 @@ def test_seeds_give_runs_disjoint_env_streams(script) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["--env-id", "CheetahRun-v1"], "error: CheetahRun-v1 needs box actions and one observation"),
     (["--env-id", "Antt-v4"], "error: unknown --env-id 'Antt-v4'; did you mean Ant-v4"),
-    (["--num-minibatches", "3"], "(num_envs 64 x num_steps 64) must divide into --num-minibat"),
+    (["--num-minibatches", "3"], "(num_envs 128 x num_steps 32) must divide into --num-minibat"),
     (["--seed", str(2**32 // 64)], "--seed must be in [0, 2**32 // max(--num-envs, --eval-e"),
 ])
 def test_a_misuse_stops_with_one_error_line(tmp_path: Path, args: list, message: str) -> None:
