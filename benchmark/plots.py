@@ -287,6 +287,10 @@ def time_to_score_curves(data: dict[str, Any], path: Path) -> dict[str, Any]:
 # Tuning records drawn in one figure: figure name -> (results file stem, legend label), in the
 # order the settings were tried. Each file holds runs of one setting (`"what"` says which).
 TUNING_FIGURES: dict[str, list[tuple[str, str]]] = {
+    "ppo_mujoco_xla_jax_ant_tuning_num_envs": [
+        ("ppo_mujoco_xla_jax_ant_tuning_1m_defaults", "64 envs x 64 steps (the defaults before)"),
+        ("ppo_mujoco_xla_jax_ant_tuning_1m_num_envs_128", "128 envs x 32 steps (the defaults)"),
+    ],
     "ppo_mujoco_xla_jax_ant_tuning": [
         ("ppo_mujoco_xla_jax_ant_tuning_defaults", "previous defaults (KL to the rollout)"),
         (
@@ -300,17 +304,23 @@ TUNING_COLORS = ("#7f7f7f", "#1f77b4", "#2ca02c", "#d62728", "#9467bd")
 
 
 def tuning_curves(sets: list[tuple[dict[str, Any], str]], path: Path) -> dict[str, Any]:
-    """Tuning runs, one colour per setting: the last-100 mean return and the learning rate
-    against env steps (not seconds: tuning runs may share a machine), every seed thin and the
-    median of the seeds thick. Returns the medians drawn, by label, for tests."""
+    """Tuning runs, one colour per setting: the last-100 mean return and the learning rate (or,
+    for runs that did not log it, the policy's entropy) against env steps (not seconds: tuning
+    runs may share a machine), every seed thin and the median of the seeds thick. Returns the
+    medians drawn, by label, for tests."""
     plt = _pyplot()
     from matplotlib.ticker import EngFormatter
 
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.6))
     drawn: dict[str, Any] = {}
+    second = (
+        "learning_rate"
+        if any(r.get("learning_rate") for data, _ in sets for r in data["runs"])
+        else "entropy"
+    )
     for (data, label), color in zip(sets, TUNING_COLORS, strict=False):
         runs = [r for r in data["runs"] if r["curve"]]
-        for ax, key in zip(axes, ("curve", "learning_rate"), strict=True):
+        for ax, key in zip(axes, ("curve", second), strict=True):
             curves = [
                 ([p[-2] for p in r[key]], [p[-1] for p in r[key]]) for r in runs if r.get(key)
             ]
@@ -322,7 +332,7 @@ def tuning_curves(sets: list[tuple[dict[str, Any], str]], path: Path) -> dict[st
                     x, median, color=color, linewidth=2.4, label=f"{label}, {len(curves)} seeds"
                 )
                 drawn.setdefault(label, {})[key] = (x, median)
-    target = sets[0][0]["target_return"]
+    target = sets[0][0].get("target_return", sets[0][0].get("target"))
     axes[0].axhline(target, color="gray", linestyle=":", linewidth=1.2, label=f"{target:,.0f}")
     task = sets[0][0]["env_id"]
     axes[0].set(
@@ -330,12 +340,17 @@ def tuning_curves(sets: list[tuple[dict[str, Any], str]], path: Path) -> dict[st
         xlabel="env steps",
         ylabel="return, mean of the last 100 episodes",
     )
-    axes[1].set(
-        title=f"{task}: the adaptive learning rate",
-        xlabel="env steps",
-        ylabel="learning rate (log scale)",
-        yscale="log",
-    )
+    if second == "learning_rate":
+        axes[1].set(
+            title=f"{task}: the adaptive learning rate",
+            xlabel="env steps",
+            ylabel="learning rate (log scale)",
+            yscale="log",
+        )
+    else:
+        axes[1].set(
+            title=f"{task}: the policy's entropy", xlabel="env steps", ylabel="entropy, as logged"
+        )
     for ax in axes:
         ax.xaxis.set_major_formatter(EngFormatter(sep=""))
     _save_with_legend_below(plt, fig, axes[0], path)

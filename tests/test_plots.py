@@ -311,6 +311,19 @@ def test_tuning_figure_draws_each_setting_by_env_steps(tmp_path: Path) -> None:
     assert "learning_rate" not in drawn["b"]  # a setting whose runs did not log the rate
 
 
+def test_tuning_figure_without_learning_rates_draws_the_entropy(tmp_path: Path) -> None:
+    """time_to_score.py's runs log the entropy, not the rate: the second panel is the entropy."""
+    run = {
+        "seed": 1,
+        "curve": [[0.0, 0, 0.0], [9.0, 1000, 50.0]],
+        "entropy": [[0, 11.0], [1000, 9.0]],
+    }
+    data = {"env_id": "Ant-v4", "target": 3000.0, "runs": [run, {**run, "seed": 2}]}
+    drawn = plots.tuning_curves([(data, "a")], tmp_path / "tuning.png")
+    assert drawn["a"]["entropy"][1][-1] == pytest.approx(9.0)
+    assert "learning_rate" not in drawn["a"]
+
+
 def test_the_tuning_figure_names_files_that_exist() -> None:
     for name, parts in plots.TUNING_FIGURES.items():
         assert parts and all((plots.RESULTS / f"{stem}.json").exists() for stem, _ in parts), name
