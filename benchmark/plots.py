@@ -745,9 +745,14 @@ COMPARISONS: dict[str, dict[str, Any]] = {
         "files": [
             *(
                 (f"ppo_atari_envpool_breakout_1m_{kind}_seed{s}", variant)
-                for kind, variant in (("fp32", ""), ("bf16", "--bf16"))
+                for kind, variant in (
+                    ("fp32", ""),
+                    ("bf16", "--bf16"),
+                    ("cleanrl", "on envpool_core"),  # CleanRL's own script, its import changed
+                )
                 for s in (1, 2, 3)
             ),
+            *((f"ppo_atari_envpool_async_breakout_1m_seed{s}", "") for s in (1, 2, 3)),
         ],
     },
 }

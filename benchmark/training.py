@@ -19,6 +19,9 @@ is, on its own env stack (upstream EnvPool, or gymnasium), with
 `--reference-python` (an interpreter that also has their extra packages).
 `reference_compat/sitecustomize.py` adapts what changed since they were written
 (EnvPool 0.8's gym-0.23 API, one gymnasium 1.x signature) without touching them.
+With `--reference-engine envpool_core` a reference script runs instead as a user of this
+engine runs it: a copy with its `import envpool` line changed to `import envpool_core as
+envpool`, nothing else (CleanRL's EnvPool scripts run so unchanged otherwise).
 Writes `<name>.json`, `<name>.md` and `<name>.png` to `--out` (default: benchmark/out/,
 git-ignored; `--out benchmark/results` replaces the committed figures); `--merge`
 combines the JSON files of earlier runs into one such table and plot.
@@ -39,6 +42,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import plots
+from cleanrl_clients import IMPORT_LINE, OUR_IMPORT
 
 ROOT = Path(__file__).resolve().parents[1]
 # Reproducing a figure must not overwrite the committed one it is compared with.
@@ -56,21 +60,34 @@ def scalars(run_dir: Path, tag: str) -> list[tuple[int, float]]:
     return [(e.step, e.value) for e in acc.Scalars(tag)]
 
 
+def import_swapped(script: Path, into: Path) -> Path:
+    """A copy of `script` in `into` with its `import envpool` line changed to envpool_core."""
+    text = script.read_text()
+    if IMPORT_LINE not in text:
+        raise SystemExit(f"error: {script} has no line {IMPORT_LINE.strip()!r} to change")
+    copy = into / script.name
+    copy.write_text(text.replace(IMPORT_LINE, OUR_IMPORT, 1))
+    return copy
+
+
 def run_one(spec: str, workdir: Path, engine: str, seed: int,
-            reference_python: str) -> dict[str, Any]:
+            reference_python: str, reference_engine: str = "upstream") -> dict[str, Any]:
     """Runs one `script:env_id:steps[:args]` and summarises its logs."""
     script, env_id, steps, *extra = spec.split(":", 3)
     reference = script.endswith(".py")
     if reference:
-        engine = "upstream"  # the reference script's own env stack, as it is written
+        # The reference script's own env stack as it is written, or envpool_core by its import.
+        engine = reference_engine
     name = f"{Path(script).stem}-{env_id}-{engine}-{seed}"
     python, path = ((reference_python, Path(script).expanduser()) if reference
                     else (sys.executable, ROOT / f"{script}.py"))
+    if reference and engine == "envpool_core":
+        path = import_swapped(path, Path(tempfile.mkdtemp()))
     cmd = [python, str(path), "--env-id", env_id,
            "--total-timesteps", steps, "--seed", str(seed), "--exp-name", name,
            *(extra[0].split() if extra else [])]
     env = dict(os.environ)
-    if reference:
+    if reference and engine == "upstream":
         env["REFERENCE_COMPAT"] = "1"
         env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parent /
                                                  "reference_compat"), env.get("PYTHONPATH", "")])
@@ -142,6 +159,10 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1])
     parser.add_argument("--reference-python", default=sys.executable,
                         help="interpreter for reference scripts given as paths")
+    parser.add_argument("--reference-engine", choices=("upstream", "envpool_core"),
+                        default="upstream",
+                        help="reference scripts on their own env stack, or on envpool_core "
+                        "through their import line changed")
     parser.add_argument("--workdir", type=Path, default=None, help="default: a temp dir")
     parser.add_argument("--out", type=Path, default=OUT,
                         help="output folder (default: benchmark/out/, git-ignored; "
@@ -160,7 +181,8 @@ def main() -> None:
             # A reference script runs on its own env stack, so once.
             engines = args.engine[:1] if spec.split(":")[0].endswith(".py") else args.engine
             for engine in engines:
-                results.append(run_one(spec, workdir, engine, seed, args.reference_python))
+                results.append(run_one(spec, workdir, engine, seed, args.reference_python,
+                                       args.reference_engine))
                 print(markdown(results[-1:]).splitlines()[-1], flush=True)
     table = markdown(results)
     (args.out / f"{args.name}.json").write_text(json.dumps(results, indent=1))

@@ -143,6 +143,47 @@ def test_training_runs_a_reference_script_unmodified(tmp_path: Path) -> None:
         tmp_path / "training.md").read_text()
 
 
+SWAPPED_SCRIPT = """
+import argparse
+import envpool
+from torch.utils.tensorboard import SummaryWriter
+p = argparse.ArgumentParser()
+for flag in ("--env-id", "--total-timesteps", "--seed", "--exp-name"):
+    p.add_argument(flag)
+a = p.parse_args()
+assert envpool.__name__ == "envpool_core", envpool.__name__  # the one line a user changes
+envs = envpool.make(a.env_id, env_type="gym", num_envs=2)
+w = SummaryWriter(f"runs/{a.env_id}__{a.exp_name}__{a.seed}__0")
+w.add_scalar("charts/episodic_return", 3.0, 64)
+w.add_scalar("charts/SPS", 50.0, 64)
+w.close()
+"""
+
+
+def test_training_runs_a_reference_script_on_envpool_core_by_its_import(tmp_path: Path) -> None:
+    script = tmp_path / "their_script.py"
+    script.write_text(SWAPPED_SCRIPT)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmark" / "training.py"), "--runs",
+         f"{script}:CartPole-v1:64", "--reference-engine", "envpool_core", "--out",
+         str(tmp_path), "--workdir", str(tmp_path / "work")],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (result,) = json.loads((tmp_path / "training.json").read_text())
+    assert result["returncode"] == 0, result.get("error")
+    assert result["reference"] and result["engine"] == "envpool_core"
+    assert result["final_return"] == 3.0
+    assert script.read_text() == SWAPPED_SCRIPT  # their file is not touched
+    # A script without the line to change is refused, not run on another engine.
+    script.write_text(SWAPPED_SCRIPT.replace("import envpool\n", "import envpool as e\n"))
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmark" / "training.py"), "--runs",
+         f"{script}:CartPole-v1:64", "--reference-engine", "envpool_core", "--out",
+         str(tmp_path), "--workdir", str(tmp_path / "work")],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0 and "has no line 'import envpool' to change" in proc.stderr
+
+
 def test_training_merges_earlier_results_into_one_table(tmp_path: Path) -> None:
     runs = [{"run": f"{script}:CartPole-v1:100", "engine": "envpool_core", "seed": 1,
              "wall_s": 6.0, "returncode": 0, "returns": [[50, 9.0], [100, 20.0]],
