@@ -158,6 +158,19 @@ def time_to_score_figures(data: dict[str, Any], row: list[str]) -> list[float]:
     return figures
 
 
+def summary_figures(data: dict[str, Any], row: list[str]) -> list[float]:
+    """Figures of a `plots.py` comparison summary: of the groups whose variant the row names
+    in backticks, or else of the script as it is (no variant): seeds, each seed's return at each
+    step, their mean and std, each seed's steps/s and wall time."""
+    named = [g for g in data["groups"] if g["variant"] and f"`{g['variant']}`" in row[0]]
+    figures: list[float] = []
+    for group in named or [g for g in data["groups"] if not g["variant"]]:
+        figures += group["seeds"] + group["mean_sps_per_seed"] + group["wall_min_per_seed"]
+        for at in next(v for k, v in group.items() if k.startswith("last")).values():
+            figures += [f for f in (*at["per_seed"], at["mean"], at["std"]) if f is not None]
+    return figures
+
+
 def reached_of(data: dict[str, Any], row: list[str]) -> tuple[int, int]:
     """(runs that reached the target, runs) of the system that the row names."""
     mine = [r for r in data["runs"] if f"`{r['system']}`" in row[0]] or data["runs"]
@@ -197,6 +210,8 @@ def mismatches(markdown: str, results: Path) -> list[str]:
                                 f"{row[0]!r}: {' of '.join(shown)} seeds reached the target, "
                                 f"but {sorted(counts)} (reached, runs) in the cited files"
                             )
+                elif isinstance(loaded[0], dict) and "groups" in loaded[0]:  # plots.comparison
+                    figures = [f for data in loaded for f in summary_figures(data, row)]
                 elif isinstance(loaded[0], dict):  # paper_table.py
                     figures = [
                         f for data in loaded for f in speed_figures(data, row[0], header[column])
@@ -334,6 +349,32 @@ def test_time_to_score_counts_every_seed(
         f"| `xla_jax` | 1, 2, 3 | {reached} | {median} (> 300, 212, 217) | 4,080 (674–4,146) |\n"
     )
     assert (not mismatches(readme, tmp_path)) == found
+
+
+@pytest.mark.parametrize(("variant", "shown", "found"), [
+    ("float32", "12.3", True),
+    ("`--bf16`", "11.6", True),  # the mean over the --bf16 seeds
+    ("float32", "11.6", False),  # a --bf16 figure on the float32 row
+    ("`--bf16`", "11.7", False),
+])
+def test_a_comparison_summary_is_looked_up_by_variant(
+    tmp_path: Path, variant: str, shown: str, found: bool
+) -> None:
+    def group(name: str, per_seed: list[float]) -> dict[str, Any]:
+        mean = round(statistics.fmean(per_seed), 1)
+        std = round(statistics.stdev(per_seed), 1) if len(per_seed) > 1 else None
+        return {"variant": name, "seeds": list(range(1, len(per_seed) + 1)),
+                "last100_at": {"1M": {"per_seed": per_seed, "mean": mean, "std": std}},
+                "mean_sps_per_seed": [300] * len(per_seed), "wall_min_per_seed": [50.0]}
+
+    data = {"groups": [group("", [12.3]), group("--bf16", [12.6, 10.6])]}
+    (tmp_path / "summary.json").write_text(json.dumps(data))
+    page = (
+        "At 1M steps (`benchmark/results/summary.json`):\n\n"
+        "| run | last 100 at 1M steps |\n|---|---:|\n"
+        f"| {variant} | {shown} |\n"
+    )
+    assert (not mismatches(page, tmp_path)) == found
 
 
 def test_xla_jax_page_time_to_score_shows_its_results_file() -> None:
