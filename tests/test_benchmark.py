@@ -162,12 +162,16 @@ w.close()
 
 def test_training_runs_a_reference_script_on_envpool_core_by_its_import(tmp_path: Path) -> None:
     script = tmp_path / "their_script.py"
+
+    def run_it() -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, str(ROOT / "benchmark" / "training.py"), "--runs",
+             f"{script}:CartPole-v1:64", "--reference-engine", "envpool_core", "--out",
+             str(tmp_path), "--workdir", str(tmp_path / "work")],
+            capture_output=True, text=True, timeout=300)
+
     script.write_text(SWAPPED_SCRIPT)
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmark" / "training.py"), "--runs",
-         f"{script}:CartPole-v1:64", "--reference-engine", "envpool_core", "--out",
-         str(tmp_path), "--workdir", str(tmp_path / "work")],
-        capture_output=True, text=True, timeout=300)
+    proc = run_it()
     assert proc.returncode == 0, proc.stderr[-3000:]
     (result,) = json.loads((tmp_path / "training.json").read_text())
     assert result["returncode"] == 0, result.get("error")
@@ -176,11 +180,7 @@ def test_training_runs_a_reference_script_on_envpool_core_by_its_import(tmp_path
     assert script.read_text() == SWAPPED_SCRIPT  # their file is not touched
     # A script without the line to change is refused, not run on another engine.
     script.write_text(SWAPPED_SCRIPT.replace("import envpool\n", "import envpool as e\n"))
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmark" / "training.py"), "--runs",
-         f"{script}:CartPole-v1:64", "--reference-engine", "envpool_core", "--out",
-         str(tmp_path), "--workdir", str(tmp_path / "work")],
-        capture_output=True, text=True, timeout=300)
+    proc = run_it()
     assert proc.returncode != 0 and "has no line 'import envpool' to change" in proc.stderr
 
 
